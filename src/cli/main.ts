@@ -1,0 +1,46 @@
+import { Command, CommanderError } from "commander";
+import { EXIT, UsageError } from "./io.js";
+import { register as registerInspect } from "./inspect.js";
+import { register as registerConvert } from "./convert.js";
+import { register as registerTaxonomy } from "./taxonomy.js";
+import { register as registerFormats } from "./formats.js";
+
+const VERSION = "0.1.0";
+
+/** Builds the CLI; each command lives in its own file and only parses arguments and reports progress. */
+export function buildProgram(run: (p: Promise<number>) => void): Command {
+  const program = new Command()
+    .name("faultline")
+    .version(VERSION)
+    .description("Explains why LLM agents fail: reads agent traces, labels MAST failure modes with evidence, and analyses them per model.")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  for (const reg of [registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
+  program.addHelpText(
+    "after",
+    `
+Quick start:
+  faultline inspect examples/          what is in these files?
+  faultline taxonomy                   the 14 MAST failure modes
+
+Exit status: 0 ok, 1 usage error, 2 some input was refused (the rest was processed).`,
+  );
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let pending: Promise<number> | undefined;
+  const program = buildProgram((p) => (pending = p));
+  try {
+    await program.parseAsync(argv);
+    return pending ? await pending : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (e instanceof UsageError) {
+      process.stderr.write(`faultline: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`faultline: ${(e as Error).message}\n`);
+    return EXIT.usage;
+  }
+}

@@ -1,0 +1,52 @@
+import { buildTrace } from "../../trace/index.js";
+import { chatMessagesToSteps, isChatMessages, isObj, normalizeModel, str } from "../common/index.js";
+import type { FormatAdapter } from "../types.js";
+import { basename } from "node:path";
+
+/**
+ * OpenAI chat-completions message lists: a JSON array of messages, `{messages:[…]}` (optionally with `model`), or
+ * JSONL with one conversation (`{messages}`) per line.
+ */
+const conversationOf = (v: unknown): unknown[] | undefined =>
+  isChatMessages(v) ? v : isObj(v) && isChatMessages(v.messages) ? (v.messages as unknown[]) : undefined;
+
+export const openaiChat: FormatAdapter = {
+  id: "openai-chat",
+  title: "OpenAI chat messages (JSON / JSONL, with tool calls)",
+  detect(s) {
+    if (s.kind === "json-array") return isChatMessages(s.records);
+    return s.records.length > 0 && conversationOf(s.records[0]) !== undefined;
+  },
+  async *read(file, ctx) {
+    const stem = basename(file.path).replace(/\.(jsonl?|ndjson)$/i, "");
+    if (file.sample.kind === "json-array") {
+      const messages: unknown[] = [];
+      for await (const r of file.records()) messages.push(r.value);
+      yield buildTrace({ id: stem, source: { file: file.path, format: "openai-chat", index: 0 } }, chatMessagesToSteps(messages, { pointer: "" }));
+      return;
+    }
+    let index = 0;
+    for await (const r of file.records()) {
+      const messages = conversationOf(r.value);
+      if (!messages) {
+        ctx.report({ line: r.line, level: "error", message: "not a chat conversation: expected {messages:[{role, content}…]}", skipped: "record" });
+        continue;
+      }
+      const rec = isObj(r.value) && !Array.isArray(r.value) ? r.value : {};
+      const model = normalizeModel(str(rec.model));
+      try {
+        yield buildTrace(
+          {
+            id: str(rec.id) ?? (file.sample.kind === "jsonl" ? `${stem}:${r.line}` : stem),
+            source: { file: file.path, format: "openai-chat", index: index++, line: r.line },
+            model,
+            metadata: model && model !== str(rec.model) ? { modelRaw: rec.model } : {},
+          },
+          chatMessagesToSteps(messages, { pointer: "/messages", line: r.line }),
+        );
+      } catch (e) {
+        ctx.report({ line: r.line, level: "error", message: (e as Error).message, skipped: "trace" });
+      }
+    }
+  },
+};

@@ -1,0 +1,3 @@
+export * from "./values.js";
+export { chatMessagesToSteps, isChatMessages, type ChatMappingOptions } from "./chat.js";
+export { findUp } from "./sidecar.js";

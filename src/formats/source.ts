@@ -1,0 +1,142 @@
+import { open, readFile, stat } from "node:fs/promises";
+import { basename, extname } from "node:path";
+import { unzipSync } from "fflate";
+import { readLines } from "./io/lines.js";
+import { streamJsonArray } from "./io/json-array.js";
+import { parseJsonLenient } from "./io/lenient.js";
+import { findInvalidUtf8, lineAt } from "./io/utf8.js";
+import type { FileKind, ReadContext, RecordItem, Sample, SourceFile } from "./types.js";
+
+const HEAD_BYTES = 64 * 1024;
+const SAMPLE_RECORDS = 5;
+/** JSON documents above this size are not parsed during sniffing unless they are arrays (which stream). */
+const MAX_DOCUMENT_BYTES = 400 * 1024 * 1024;
+
+const firstNonSpace = (s: string) => s.match(/\S/)?.[0];
+
+function looksLikeJsonl(head: string, ext: string): boolean {
+  if (ext === ".jsonl" || ext === ".ndjson") return true;
+  const lines = head.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length < 2) return false;
+  // pretty-printed JSON has a lone "{" or a partial object on its first line; JSONL has complete objects
+  let complete = 0;
+  for (const l of lines.slice(0, Math.min(lines.length - 1, 5))) {
+    try {
+      const v = JSON.parse(l);
+      if (v && typeof v === "object") complete++;
+    } catch {
+      /* a partial line */
+    }
+  }
+  return complete > 0;
+}
+
+/** Opens a file, classifies it and takes a sample for detection. Never throws for bad content. */
+export async function openSource(path: string, ctx: ReadContext): Promise<SourceFile> {
+  const st = await stat(path);
+  const name = basename(path).toLowerCase();
+  const ext = extname(name);
+  const fh = await open(path, "r");
+  const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
+  await fh.read(headBuf, 0, headBuf.length, 0);
+  await fh.close();
+  const head = headBuf.toString("utf8");
+  let kind: FileKind;
+  const first = firstNonSpace(head);
+  if (st.size === 0 || first === undefined) kind = "empty";
+  else if (headBuf[0] === 0x50 && headBuf[1] === 0x4b) kind = "zip";
+  else if (headBuf.includes(0)) kind = "binary";
+  else if (first === "[") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json-array";
+  else if (first === "{") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json";
+  else kind = "text";
+
+  let docCache: { value: unknown } | undefined;
+  let zipCache: Record<string, Uint8Array> | undefined;
+
+  const readDocument = async (): Promise<unknown> => {
+    if (docCache) return docCache.value;
+    if (st.size > MAX_DOCUMENT_BYTES) throw new Error(`JSON document of ${st.size} bytes is larger than faultline parses whole`);
+    const buf = await readFile(path);
+    const bad = findInvalidUtf8(buf);
+    if (bad >= 0) throw Object.assign(new Error(`invalid UTF-8 at byte ${bad}`), { line: lineAt(buf, bad) });
+    const r = parseJsonLenient(buf.toString("utf8"));
+    for (const repair of r.repairs) ctx.report({ file: path, level: "warning", message: `repaired: ${repair}` });
+    docCache = { value: r.value };
+    return r.value;
+  };
+
+  async function* records(): AsyncGenerator<RecordItem> {
+    if (kind === "jsonl") {
+      let index = 0;
+      for await (const item of readLines(path)) {
+        if ("error" in item) {
+          ctx.report({ file: path, line: item.line, level: "error", message: item.error, skipped: "line" });
+          continue;
+        }
+        const t = item.text.trim();
+        if (t === "") continue;
+        try {
+          const r = parseJsonLenient(t);
+          for (const repair of r.repairs)
+            ctx.report({ file: path, line: item.line, level: "warning", message: `repaired: ${repair}` });
+          yield { value: r.value, line: item.line, index: index++ };
+        } catch (e) {
+          ctx.report({
+            file: path,
+            line: item.line,
+            level: "error",
+            message: `invalid JSON (${(e as Error).message})${item.text.length > 0 && !/[}\]]\s*$/.test(item.text) ? "; the line looks truncated" : ""}`,
+            skipped: "line",
+          });
+        }
+      }
+    } else if (kind === "json-array") {
+      for await (const item of streamJsonArray(path)) {
+        if ("error" in item) {
+          ctx.report({ file: path, line: item.line, level: "error", message: `array element ${item.index}: ${item.error}`, skipped: "record" });
+          continue;
+        }
+        for (const repair of item.repairs)
+          ctx.report({ file: path, line: item.line, level: "warning", message: `repaired: ${repair}` });
+        yield { value: item.value, line: item.line, index: item.index };
+      }
+    } else if (kind === "json") {
+      yield { value: await readDocument(), index: 0 };
+    }
+  }
+
+  const sample: Sample = { path, name, ext, kind, size: st.size, head, records: [] };
+  try {
+    if (kind === "jsonl") {
+      for (const l of head.split("\n").slice(0, 40)) {
+        if (sample.records.length >= SAMPLE_RECORDS) break;
+        try {
+          if (l.trim()) sample.records.push(JSON.parse(l));
+        } catch {
+          /* bad or cut-off line: records() reports it when read */
+        }
+      }
+    } else if (kind === "json-array") {
+      for await (const item of streamJsonArray(path, SAMPLE_RECORDS)) if ("value" in item) sample.records.push(item.value);
+    } else if (kind === "json") {
+      sample.records.push(await readDocument());
+    } else if (kind === "zip") {
+      zipCache = unzipSync(await readFile(path));
+      sample.entries = Object.keys(zipCache);
+    }
+  } catch (e) {
+    // A document that does not parse is left with no sample records; detection then fails and the reader says why.
+    sample.parseError = { message: (e as Error).message, line: (e as { line?: number }).line };
+  }
+
+  return {
+    path,
+    sample,
+    records,
+    document: readDocument,
+    text: async () => readFile(path, "utf8"),
+    bytes: async () => readFile(path),
+    zipEntries: zipCache,
+  };
+}
+
