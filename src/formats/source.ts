@@ -16,19 +16,20 @@ const firstNonSpace = (s: string) => s.match(/\S/)?.[0];
 
 function looksLikeJsonl(head: string, ext: string): boolean {
   if (ext === ".jsonl" || ext === ".ndjson") return true;
-  const lines = head.split("\n").filter((l) => l.trim() !== "");
+  const lines = head.split("\n").map((l) => l.trim()).filter((l) => l !== "");
   if (lines.length < 2) return false;
-  // pretty-printed JSON has a lone "{" or a partial object on its first line; JSONL has complete objects
-  let complete = 0;
+  // Pretty-printed JSON opens with a line like "{" or `"key": [`; JSONL opens with a complete record.
+  const first = lines[0]!;
+  if (/[{[:,]$/.test(first)) return false;
   for (const l of lines.slice(0, Math.min(lines.length - 1, 5))) {
     try {
       const v = JSON.parse(l);
-      if (v && typeof v === "object") complete++;
+      if (v && typeof v === "object") return true;
     } catch {
-      /* a partial line */
+      /* a partial or broken line; JSONL may still follow */
     }
   }
-  return complete > 0;
+  return false;
 }
 
 /** Opens a file, classifies it and takes a sample for detection. Never throws for bad content. */
@@ -40,11 +41,13 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
   await fh.read(headBuf, 0, headBuf.length, 0);
   await fh.close();
-  const head = headBuf.toString("utf8");
+  // A UTF-8 byte-order mark is not content: JSON.parse and the sniffers must not see it.
+  const bom = headBuf[0] === 0xef && headBuf[1] === 0xbb && headBuf[2] === 0xbf;
+  const head = headBuf.toString("utf8").replace(/^\uFEFF/, "");
   let kind: FileKind;
   const first = firstNonSpace(head);
   if (st.size === 0 || first === undefined) kind = "empty";
-  else if (headBuf[0] === 0x50 && headBuf[1] === 0x4b) kind = "zip";
+  else if (headBuf[0] === 0x50 && headBuf[1] === 0x4b && headBuf[2] === 0x03) kind = "zip";
   else if (headBuf.includes(0)) kind = "binary";
   else if (first === "[") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json-array";
   else if (first === "{") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json";
@@ -59,7 +62,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
     const buf = await readFile(path);
     const bad = findInvalidUtf8(buf);
     if (bad >= 0) throw Object.assign(new Error(`invalid UTF-8 at byte ${bad}`), { line: lineAt(buf, bad) });
-    const r = parseJsonLenient(buf.toString("utf8"));
+    const r = parseJsonLenient(buf.toString("utf8", bom ? 3 : 0));
     for (const repair of r.repairs) ctx.report({ file: path, level: "warning", message: `repaired: ${repair}` });
     docCache = { value: r.value };
     return r.value;
@@ -73,7 +76,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
           ctx.report({ file: path, line: item.line, level: "error", message: item.error, skipped: "line" });
           continue;
         }
-        const t = item.text.trim();
+        const t = (item.line === 1 ? item.text.replace(/^\uFEFF/, "") : item.text).trim();
         if (t === "") continue;
         try {
           const r = parseJsonLenient(t);
@@ -108,10 +111,13 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   const sample: Sample = { path, name, ext, kind, size: st.size, head, records: [] };
   try {
     if (kind === "jsonl") {
-      for (const l of head.split("\n").slice(0, 40)) {
-        if (sample.records.length >= SAMPLE_RECORDS) break;
+      // Stream the first records: a long first line may not fit in the head.
+      let seen = 0;
+      for await (const item of readLines(path)) {
+        if (++seen > 40 || sample.records.length >= SAMPLE_RECORDS) break;
+        if ("error" in item || !item.text.trim()) continue;
         try {
-          if (l.trim()) sample.records.push(JSON.parse(l));
+          sample.records.push(JSON.parse(item.line === 1 ? item.text.replace(/^\uFEFF/, "") : item.text));
         } catch {
           /* bad or cut-off line: records() reports it when read */
         }

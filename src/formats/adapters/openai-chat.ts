@@ -4,8 +4,8 @@ import type { FormatAdapter } from "../types.js";
 import { basename } from "node:path";
 
 /**
- * OpenAI chat-completions message lists: a JSON array of messages, `{messages:[…]}` (optionally with `model`), or
- * JSONL with one conversation (`{messages}`) per line.
+ * OpenAI chat-completions message lists: a JSON array of messages (one conversation), `{messages:[…]}` (optionally
+ * with `id` and `model`), a JSON array of such conversations, or JSONL with one conversation per line.
  */
 const conversationOf = (v: unknown): unknown[] | undefined =>
   isChatMessages(v) ? v : isObj(v) && isChatMessages(v.messages) ? (v.messages as unknown[]) : undefined;
@@ -14,12 +14,12 @@ export const openaiChat: FormatAdapter = {
   id: "openai-chat",
   title: "OpenAI chat messages (JSON / JSONL, with tool calls)",
   detect(s) {
-    if (s.kind === "json-array") return isChatMessages(s.records);
+    if (s.kind === "json-array") return isChatMessages(s.records) || (s.records.length > 0 && s.records.every((r) => conversationOf(r)));
     return s.records.length > 0 && conversationOf(s.records[0]) !== undefined;
   },
   async *read(file, ctx) {
     const stem = basename(file.path).replace(/\.(jsonl?|ndjson)$/i, "");
-    if (file.sample.kind === "json-array") {
+    if (file.sample.kind === "json-array" && isChatMessages(file.sample.records)) {
       const messages: unknown[] = [];
       for await (const r of file.records()) messages.push(r.value);
       yield buildTrace({ id: stem, source: { file: file.path, format: "openai-chat", index: 0 } }, chatMessagesToSteps(messages, { pointer: "" }));

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { FindingSchema } from "./finding.js";
+
+/** Version tag of the per-trace diagnosis record (one line of findings.jsonl). */
+export const DIAGNOSIS_SCHEMA_VERSION = "faultline.diagnosis/1";
+
+export const OutcomeSchema = z.object({
+  /** null = unknown (no outcome, or partial under the success rule). */
+  success: z.boolean().nullable(),
+  score: z.number().nullable().optional(),
+  metric: z.string().nullable().optional(),
+  /** How the verdict was reached, e.g. `reward == 1` or `itbench root-cause recall`. */
+  rule: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * One line of findings.jsonl: a trace's failure vector with its evidence. `modes` is derived from `findings`
+ * (a mode is 1 when at least one finding claims it); a trace that could not be annotated has `modes: null` and an
+ * `error` — never an all-zero vector.
+ */
+export const DiagnosisSchema = z.object({
+  schema: z.literal(DIAGNOSIS_SCHEMA_VERSION).default(DIAGNOSIS_SCHEMA_VERSION),
+  trace_id: z.string(),
+  source: z.object({ file: z.string(), format: z.string(), index: z.number().int().nonnegative() }),
+  model: z.string().nullable(),
+  framework: z.string().nullable(),
+  outcome: OutcomeSchema,
+  taxonomy: z.string(),
+  modes: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).nullable(),
+  findings: z.array(FindingSchema),
+  /** Measurements that are not MAST modes (tool error rate, infrastructure errors, …). */
+  signals: z.record(z.string(), z.unknown()),
+  annotator: z.string(),
+  error: z.string().optional(),
+  /** Reference labels carried by the dataset, copied for agreement checks. */
+  reference: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type Outcome = z.infer<typeof OutcomeSchema>;
+export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+
+/** The failure vector derived from findings: every code of the taxonomy, 1 when any finding claims it. */
+export function vectorFromFindings(codes: readonly string[], findings: { mode: string }[]): Record<string, 0 | 1> {
+  const present = new Set(findings.map((f) => f.mode));
+  return Object.fromEntries(codes.map((c) => [c, present.has(c) ? 1 : 0])) as Record<string, 0 | 1>;
+}
