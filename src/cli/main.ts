@@ -4,6 +4,7 @@ import { register as registerInspect } from "./inspect.js";
 import { register as registerConvert } from "./convert.js";
 import { register as registerTaxonomy } from "./taxonomy.js";
 import { register as registerFormats } from "./formats.js";
+import { register as registerAnalyze } from "./analyze.js";
 
 const VERSION = "0.1.0";
 
@@ -15,11 +16,12 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .description("Explains why LLM agents fail: reads agent traces, labels MAST failure modes with evidence, and analyses them per model.")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const reg of [registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
+  for (const reg of [registerAnalyze, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
   program.addHelpText(
     "after",
     `
 Quick start:
+  faultline analyze examples/          diagnose the bundled example traces
   faultline inspect examples/          what is in these files?
   faultline taxonomy                   the 14 MAST failure modes
 

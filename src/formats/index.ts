@@ -2,3 +2,8 @@ export { readTraces, readAll } from "./read.js";
 export { ADAPTERS, findAdapter } from "./registry.js";
 export { walkFiles } from "./walk.js";
 export type { Diagnostic, FileSummary, FormatAdapter, ReadEvent, ReadOptions, Sample, SourceFile, ReadContext, RecordItem } from "./types.js";
+// ITBench run files (deliverable and ground truth) are parsed here; the outcome stage scores them.
+export {
+  loadDeliverable, loadGroundTruth, parseDeliverable, parseGroundTruth, rootCauseGroups, aliasSet,
+  type ItbenchDeliverable, type ItbenchGroundTruth, type GroundTruthGroup, type DeliverableEntity,
+} from "./adapters/itbench-files.js";

@@ -126,6 +126,8 @@ export const GoldLabelsSchema = z.object({
   mistakeStep: z.number().int().nonnegative().optional(),
   mistakeReason: z.string().optional(),
   failures: z.array(GoldFailureSchema).optional(),
+  /** How the labels were derived (annotation round, votes, crosswalk, codes that could not be mapped). */
+  metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const TraceSchema = z.object({

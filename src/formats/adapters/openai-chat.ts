@@ -1,5 +1,5 @@
-import { buildTrace } from "../../trace/index.js";
-import { chatMessagesToSteps, isChatMessages, isObj, normalizeModel, str } from "../common/index.js";
+import { buildTrace, compact } from "../../trace/index.js";
+import { bool, chatMessagesToSteps, isChatMessages, isObj, normalizeModel, num, str } from "../common/index.js";
 import type { FormatAdapter } from "../types.js";
 import { basename } from "node:path";
 
@@ -34,12 +34,17 @@ export const openaiChat: FormatAdapter = {
       }
       const rec = isObj(r.value) && !Array.isArray(r.value) ? r.value : {};
       const model = normalizeModel(str(rec.model));
+      // eval-style JSONL often carries a verdict next to the conversation: reward / success / score
+      const reward = num(rec.reward);
+      const success = bool(rec.success) ?? (reward !== undefined ? reward === 1 : undefined);
+      const outcome = success !== undefined || num(rec.score) !== undefined ? compact({ success, reward, score: num(rec.score) }) : undefined;
       try {
         yield buildTrace(
           {
             id: str(rec.id) ?? (file.sample.kind === "jsonl" ? `${stem}:${r.line}` : stem),
             source: { file: file.path, format: "openai-chat", index: index++, line: r.line },
             model,
+            ...(outcome ? { outcome } : {}),
             metadata: model && model !== str(rec.model) ? { modelRaw: rec.model } : {},
           },
           chatMessagesToSteps(messages, { pointer: "/messages", line: r.line }),

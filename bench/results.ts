@@ -1,0 +1,28 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import os from "node:os";
+
+export const RESULTS = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
+
+/**
+ * Replaces one section of bench/RESULTS.md (between `<!-- bench:<id> -->` markers), leaving the others intact, so
+ * each benchmark script owns its own table.
+ */
+export function writeSection(id: string, markdown: string): void {
+  const start = `<!-- bench:${id} -->`;
+  const end = `<!-- /bench:${id} -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  let doc = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmark results\n\nWritten by `npm run bench` (and the scripts it names). Machine: see each section.\n";
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  doc = i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`;
+  writeFileSync(RESULTS, doc);
+}
+
+export function mdTable(headers: string[], rows: (string | number)[][]): string {
+  return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+export function machine(): string {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}

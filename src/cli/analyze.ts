@@ -1,0 +1,108 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import cliProgress from "cli-progress";
+import { analyze } from "../pipeline/index.js";
+import { RULES_ANNOTATOR } from "../detectors/index.js";
+import { DEFAULT_DB } from "../store/index.js";
+import { modelTable, summarize } from "../report/index.js";
+import { displayPath, EXIT, UsageError, writeJson } from "./io.js";
+
+interface AnalyzeCliOptions {
+  out: string;
+  db: string;
+  json?: boolean;
+  format?: string;
+  groundTruth?: string;
+  successRecall?: string;
+  failureRecall?: string;
+  quiet?: boolean;
+}
+
+function ratio(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${name} must be a number between 0 and 1, got "${v}"`);
+  return n;
+}
+
+export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Promise<number> {
+  const itbenchRule = { success: ratio("--success-recall", opts.successRecall, 1), failure: ratio("--failure-recall", opts.failureRecall, 0) };
+  if (itbenchRule.failure >= itbenchRule.success) throw new UsageError("--failure-recall must be below --success-recall");
+  const tty = !opts.json && !opts.quiet && process.stderr.isTTY;
+  const bar = tty
+    ? new cliProgress.SingleBar({ stream: process.stderr, format: "{bar} {value}/{total} files | {traces} traces | {file}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    : undefined;
+  let started = false;
+  let traces = 0;
+  const problems: string[] = [];
+  const result = await analyze(paths, {
+    out: opts.out,
+    db: opts.db,
+    format: opts.format,
+    groundTruth: opts.groundTruth,
+    itbenchRule,
+    onFile: (path, i, total) => {
+      if (!bar) return;
+      if (!started) bar.start(total, 0, { traces: 0, file: "" });
+      started = true;
+      bar.update(i, { traces, file: path.length > 40 ? `…${path.slice(-39)}` : path });
+    },
+    onTrace: () => {
+      traces++;
+    },
+    onDiagnostic: (d) => {
+      if (d.level !== "notice") problems.push(`${d.level.padEnd(7)} ${displayPath(d.file)}${d.line ? `:${d.line}` : ""}  ${d.message}`);
+    },
+  });
+  if (bar && started) bar.stop();
+  const summary = await summarize(result.runId, RULES_ANNOTATOR, result.counts, result.diagnoses);
+  const summaryPath = join(opts.out, "summary.json");
+  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+
+  if (opts.json) writeJson({ ...summary, outputs: { findings: result.findingsPath, summary: summaryPath, db: opts.db } });
+  else {
+    const c = result.counts;
+    console.log(modelTable(summary));
+    if (problems.length) {
+      console.log(`\nProblems (${problems.length}):`);
+      for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
+      if (problems.length > 20) console.log(`  … ${problems.length - 20} more: run \`faultline inspect\` on the inputs for the full list`);
+    }
+    console.log(
+      `\n${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}); ` +
+        `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
+    );
+    console.log(`Wrote ${displayPath(result.findingsPath)}, ${displayPath(summaryPath)}; run ${result.runId} stored in ${displayPath(opts.db)}.`);
+  }
+  return result.counts.errors > 0 || result.counts.failed > 0 ? EXIT.partial : EXIT.ok;
+}
+
+export function register(program: Command, run: (p: Promise<number>) => void): void {
+  program
+    .command("analyze")
+    .description("Diagnose traces: detect MAST failure modes with evidence, score outcomes, store, and summarise per model")
+    .argument("<paths...>", "trace files or folders (read recursively)")
+    .option("-o, --out <dir>", "where findings.jsonl and summary.json go", "faultline-out")
+    .option("--db <file>", "SQLite store (re-analysing the same inputs replaces that run)", DEFAULT_DB)
+    .option("--json", "print the summary as JSON instead of a table")
+    .option("--format <id>", "skip detection and read every file with this format")
+    .option("--ground-truth <file>", "ITBench ground-truth YAML (or folder) for rollouts that have none beside them")
+    .option("--success-recall <r>", "ITBench: root-cause recall at or above which a run is a success", "1")
+    .option("--failure-recall <r>", "ITBench: recall at or below which a run is a failure (between: partial, unknown)", "0")
+    .option("-q, --quiet", "no progress bar")
+    .addHelpText(
+      "after",
+      `
+Each line of findings.jsonl is one trace:
+  {"trace_id","source":{"file","format","index"},"model","framework","outcome":{"success","score","metric"},
+   "modes":{"1.1":0|1,…,"3.3":0|1},"findings":[{"mode","confidence","steps","agent","evidence","detector"}],
+   "signals":{…},"annotator":"${RULES_ANNOTATOR}"}
+A trace that could not be annotated has "modes": null and an "error".
+
+Examples:
+  faultline analyze examples/ --out out/
+  faultline analyze runs/ --ground-truth scenarios/2/ground_truth.yaml --json | jq '.models'`,
+    )
+    .action((paths: string[], opts: AnalyzeCliOptions) => run(runAnalyze(paths, opts)));
+}

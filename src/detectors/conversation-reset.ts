@@ -1,0 +1,34 @@
+import type { Trace } from "../trace/index.js";
+import { normalizeWhitespace } from "../trace/index.js";
+import type { Detector } from "./types.js";
+import { finding, hasTag, quote } from "./util.js";
+
+/**
+ * FM-2.1 Conversation reset.
+ * Signals: the original task statement is posted again mid-run by a user or system turn that is not a harness retry;
+ * an agent announces it is starting over.
+ * Guards against: harness re-prompts (tagged and counted under 1.5), planned re-planning that only quotes the task
+ * inside a longer agent message, and the first occurrence of the task itself.
+ */
+const RESTART_RE = /\b(start(ing)? (over|again from the beginning)|from scratch|restart(ing)? (the )?(task|conversation|process)|let'?s begin again)\b/i;
+
+export const conversationReset: Detector = {
+  id: "conversation-reset",
+  mode: "2.1",
+  description: "The task statement re-posted mid-run, or an agent starting over.",
+  detect(trace: Trace) {
+    const firstTask = trace.steps.find((s) => s.role === "user" && !hasTag(s, "injected-context") && (s.text ?? "").trim().length >= 40);
+    const out = [];
+    if (firstTask) {
+      const task = normalizeWhitespace(firstTask.text!);
+      const agentBefore = (i: number) => trace.steps.slice(firstTask.index + 1, i).filter((s) => s.role === "assistant").length;
+      const again = trace.steps.find(
+        (s) => s.index > firstTask.index && (s.role === "user" || s.role === "system") && !hasTag(s, "harness-retry") && normalizeWhitespace(s.text ?? "") === task && agentBefore(s.index) >= 3,
+      );
+      if (again) out.push(finding("conversation-reset", "2.1", [firstTask, again], quote(again), "the original task was posted again mid-run, restarting the conversation", 0.7));
+    }
+    const restart = trace.steps.find((s) => s.role === "assistant" && RESTART_RE.test(s.text ?? ""));
+    if (restart) out.push(finding("conversation-reset", "2.1", [restart], quote(restart, RESTART_RE), "an agent announced it was starting over", 0.6));
+    return out;
+  },
+};

@@ -1,0 +1,22 @@
+import { buildTrace, type StepDraft, type Trace } from "../trace/index.js";
+
+/** Tiny trace builders for detector tests: each helper is one canonical step. */
+export const user = (text: string, tags?: string[]): StepDraft => ({ agent: "user", role: "user", kind: "message", text, ...(tags ? { tags } : {}) });
+export const say = (text: string, agent = "agent"): StepDraft => ({ agent, role: "assistant", kind: "message", text });
+export const think = (text: string): StepDraft => ({ agent: "agent", role: "assistant", kind: "reasoning", text });
+export const empty = (): StepDraft => ({ agent: "agent", role: "assistant", kind: "message", text: "", tags: ["empty"] });
+let n = 0;
+/** A tool call and its result, linked. */
+export function call(name: string, args: unknown, output: string, exitCode?: number): StepDraft[] {
+  const callId = `c${n++}`;
+  return [
+    { agent: "agent", role: "assistant", kind: "tool_call", text: `${name}(${JSON.stringify(args)})`, tool: { name, callId, args } },
+    { agent: name, role: "tool", kind: "tool_result", text: output, tool: { name, callId, output, ...(exitCode !== undefined ? { exitCode, isError: exitCode !== 0 } : {}) } },
+  ];
+}
+export const plan = (items: { step: string; status: string }[]): StepDraft => ({
+  agent: "agent", role: "assistant", kind: "plan", text: JSON.stringify({ plan: items }), tool: { name: "update_plan", args: { plan: items } },
+});
+export function trace(...steps: (StepDraft | StepDraft[])[]): Trace {
+  return buildTrace({ id: `t${n++}`, source: { file: "test", format: "test", index: 0 } }, steps.flat());
+}

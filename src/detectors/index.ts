@@ -1,0 +1,66 @@
+import type { Finding, Trace } from "../trace/index.js";
+import { quoteInSteps } from "../trace/index.js";
+import type { Detector } from "./types.js";
+import { stepRepetition } from "./step-repetition.js";
+import { terminationUnaware } from "./termination-unaware.js";
+import { prematureTermination } from "./premature-termination.js";
+import { noVerification } from "./no-verification.js";
+import { incorrectVerification } from "./incorrect-verification.js";
+import { conversationReset } from "./conversation-reset.js";
+import { historyLoss } from "./history-loss.js";
+import { reasoningActionMismatch } from "./reasoning-action-mismatch.js";
+import { taskSpecViolation } from "./task-spec-violation.js";
+import { computeSignals, type Signals } from "./signals.js";
+
+export type { Detector } from "./types.js";
+export { computeSignals, type Signals } from "./signals.js";
+
+/** Bumped whenever a detector's behaviour changes, so stored results say which rules produced them. */
+export const RULES_VERSION = "0.1.0";
+export const RULES_ANNOTATOR = `rules@${RULES_VERSION}`;
+
+export const DETECTORS: readonly Detector[] = [
+  taskSpecViolation,
+  stepRepetition,
+  historyLoss,
+  terminationUnaware,
+  conversationReset,
+  reasoningActionMismatch,
+  prematureTermination,
+  noVerification,
+  incorrectVerification,
+];
+
+export interface RuleDiagnosis {
+  findings: Finding[];
+  signals: Signals;
+  /** Findings a detector produced whose quote was not in the cited steps: dropped, and counted here. */
+  rejected: number;
+  /** Detectors that threw, with the message: the trace is still diagnosed by the others. */
+  failures: { detector: string; message: string }[];
+}
+
+/**
+ * Runs every rule detector on a trace. A finding is kept only if its evidence quote is really in the steps it
+ * cites (precision over recall); a detector that throws is reported, never silently skipped.
+ */
+export function runDetectors(trace: Trace, detectors: readonly Detector[] = DETECTORS): RuleDiagnosis {
+  const findings: Finding[] = [];
+  const failures: RuleDiagnosis["failures"] = [];
+  let rejected = 0;
+  for (const d of detectors) {
+    let out: Finding[];
+    try {
+      out = d.detect(trace);
+    } catch (e) {
+      failures.push({ detector: d.id, message: (e as Error).message });
+      continue;
+    }
+    for (const f of out) {
+      const cited = f.steps.map((i) => trace.steps[i]).filter((s) => s !== undefined);
+      if (f.evidence && cited.length === f.steps.length && quoteInSteps(f.evidence, cited)) findings.push(f);
+      else rejected++;
+    }
+  }
+  return { findings, signals: computeSignals(trace), rejected, failures };
+}

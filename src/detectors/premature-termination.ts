@@ -1,0 +1,78 @@
+import type { Finding, Step, Trace } from "../trace/index.js";
+import type { Detector } from "./types.js";
+import { agentSteps, finding, hasTag, isFailedResult, quote } from "./util.js";
+
+/**
+ * FM-3.1 Premature termination.
+ * Signals: the run's last word is an announcement of work ("First we'll list…", "Let me check…") with no action
+ * after it; the run stops right after an unresolved tool failure; plan items still pending when the run ends; the
+ * run ends on a harness complaint that the deliverable is missing.
+ * Guards against: runs where the model produced nothing at all (reported as the `never_acted` signal, not a MAST
+ * mode), a final answer that merely mentions a next step for the user, and failures the agent acknowledged and
+ * worked around.
+ */
+const INTENT_RE = /\b(I will|I'll|I am going to|I'm going to|let me|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
+const CONCLUSION_RE = /\b(root cause|in summary|summary of|conclusion|final answer|the answer is|I have (completed|finished|written|created|identified)|task (is )?(complete|completed|done)|TERMINATE|successfully (completed|written|created))\b/i;
+const RETRY_RE = /\b(I don't see|I do not see|is missing|not found)\b.{0,80}\b(file|output|deliverable)\b/i;
+
+function lastAgentStep(trace: Trace): Step | undefined {
+  const s = agentSteps(trace).filter((x) => !(x.kind === "message" && !(x.text ?? "").trim()));
+  return s[s.length - 1];
+}
+
+function announcedButStopped(trace: Trace): Finding[] {
+  const last = lastAgentStep(trace);
+  if (!last || last.role !== "assistant" || (last.kind !== "message" && last.kind !== "reasoning")) return [];
+  const text = last.text ?? "";
+  if (!INTENT_RE.test(text) || CONCLUSION_RE.test(text)) return [];
+  // the announcement must be the tail: nothing but empty turns or harness messages after it
+  const after = trace.steps.slice(last.index + 1).filter((s) => s.role === "assistant" && (s.kind === "tool_call" || (s.text ?? "").trim()));
+  if (after.length) return [];
+  const anyAction = trace.steps.some((s) => s.kind === "tool_call");
+  return [finding("premature-termination", "3.1", [last], quote(last, INTENT_RE), anyAction ? "the run ends on an announced next step that was never taken" : "the agent announced what it would do and stopped without a single action", anyAction ? 0.7 : 0.85)];
+}
+
+function stoppedOnFailure(trace: Trace): Finding[] {
+  const results = trace.steps.filter((s) => s.kind === "tool_result");
+  const lastResult = results[results.length - 1];
+  if (!lastResult || !isFailedResult(lastResult)) return [];
+  const later = trace.steps.slice(lastResult.index + 1).filter((s) => s.role === "assistant" && (s.kind === "tool_call" || (s.text ?? "").trim()));
+  if (later.some((s) => s.kind === "tool_call")) return [];
+  // a report back (a conclusion, an apology, or a claim — the last is 3.3's to judge) is not a silent stop
+  if (later.some((s) => CONCLUSION_RE.test(s.text ?? "") || !INTENT_RE.test(s.text ?? ""))) return [];
+  return [finding("premature-termination", "3.1", [lastResult, ...later.slice(0, 1)], quote(lastResult), "the run stops right after a failed tool call without resolving it", 0.6)];
+}
+
+function pendingPlan(trace: Trace): Finding[] {
+  const plans = trace.steps.filter((s) => s.kind === "plan" && s.tool?.args && typeof s.tool.args === "object");
+  const last = plans[plans.length - 1];
+  if (!last) return [];
+  const items = (last.tool!.args as { plan?: { step?: string; status?: string }[] }).plan;
+  if (!Array.isArray(items)) return [];
+  const pending = items.filter((i) => i && (i.status === "pending" || i.status === "in_progress"));
+  if (!pending.length) return [];
+  const actionsAfter = trace.steps.filter((s) => s.index > last.index && s.kind === "tool_call");
+  if (actionsAfter.length > 0) return [];
+  const label = pending[0]!.step ?? "";
+  const ev = label && quote(last).includes(label.slice(0, 30)) ? label.slice(0, 160) : quote(last, /pending|in_progress/);
+  return [finding("premature-termination", "3.1", [last], ev, `${pending.length} plan item(s) still pending or in progress when the run ended`, 0.7)];
+}
+
+function endsOnMissingDeliverable(trace: Trace): Finding[] {
+  const lastUser = [...trace.steps].reverse().find((s) => s.role === "user");
+  if (!lastUser || !(hasTag(lastUser, "harness-retry") || RETRY_RE.test(lastUser.text ?? ""))) return [];
+  // did the agent produce a write after the last complaint?
+  const acted = trace.steps.some((s) => s.index > lastUser.index && s.kind === "tool_call");
+  if (acted) return [];
+  return [finding("premature-termination", "3.1", [lastUser], quote(lastUser, RETRY_RE), "the run ended with the harness still reporting the deliverable missing", 0.8)];
+}
+
+export const prematureTermination: Detector = {
+  id: "premature-termination",
+  mode: "3.1",
+  description: "Runs that end on an announcement, on an unresolved failure, with plan items pending, or without their deliverable.",
+  detect: (trace) => {
+    const all = [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace)];
+    return all;
+  },
+};

@@ -1,0 +1,63 @@
+import type { Finding, Step, Trace } from "../trace/index.js";
+import type { Detector } from "./types.js";
+import { finding, isMutating, quote } from "./util.js";
+
+/**
+ * FM-2.6 Reasoning-action mismatch.
+ * Signals: (a) an agent names the tool it will use next ("Next I'll run `log_analysis`") and then calls a different
+ * tool, never calling the named one in the following calls; (b) an agent claims to have run tests or changed files
+ * when the trace has no such call before the claim.
+ * Guards against: traces without tool steps (conversational systems whose actions are messages: the claim cannot be
+ * checked there), tool names mentioned in passing rather than as the next action, and plans for later steps.
+ */
+const NEXT_RE = /\b(I will|I'll|let me|next,? I('ll| will)|now I('ll| will)|I am going to|I'm going to)\b/i;
+const RAN_RE = /\bI (have |'ve )?(ran|run|executed) (the |all )?(tests?|test suite|script|command)/i;
+const CHANGED_RE = /\bI (have |'ve )(updated|modified|edited|changed|fixed|patched|written|created) (the |a |an )?(file|code|function|config|configuration|[\w./-]+\.\w{1,5})\b/i;
+
+function namedToolNotCalled(trace: Trace, toolNames: Set<string>): Finding[] {
+  const out: Finding[] = [];
+  const steps = trace.steps;
+  for (const s of steps) {
+    if (s.role !== "assistant" || (s.kind !== "message" && s.kind !== "reasoning") || !s.text || !NEXT_RE.test(s.text)) continue;
+    const sentence = s.text.slice(s.text.search(NEXT_RE)).split(/[.\n]/)[0] ?? "";
+    // a backticked tool of this trace, or a snake_case identifier that reads as a tool name (the agent's tool list is
+    // not always in the trace)
+    const named = [...sentence.matchAll(/`([\w.-]+)`/g)]
+      .map((m) => m[1]!)
+      .filter((n) => toolNames.has(n) || [...toolNames].some((t) => t.endsWith(`__${n}`)) || /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/.test(n));
+    if (named.length !== 1) continue;
+    const want = named[0]!;
+    const nextCalls = steps.filter((x) => x.index > s.index && x.kind === "tool_call").slice(0, 2);
+    if (nextCalls.length < 1) continue;
+    const matches = (x: Step) => x.tool?.name === want || x.tool?.name?.endsWith(`__${want}`) || JSON.stringify(x.tool?.args ?? "").includes(want);
+    if (nextCalls.some(matches)) continue;
+    out.push(finding("reasoning-action-mismatch", "2.6", [s, nextCalls[0]!], quote(s, new RegExp(`\`${want.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\``)), `the agent said it would use ${want} but called ${nextCalls[0]!.tool?.name} instead`, 0.65));
+    if (out.length >= 3) break;
+  }
+  return out;
+}
+
+function claimsWithoutCalls(trace: Trace): Finding[] {
+  const out: Finding[] = [];
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || s.kind !== "message" || !s.text) continue;
+    const before = trace.steps.slice(0, s.index).filter((x) => x.kind === "tool_call");
+    if (RAN_RE.test(s.text) && before.length === 0)
+      out.push(finding("reasoning-action-mismatch", "2.6", [s], quote(s, RAN_RE), "the agent claims to have run something but made no tool call before the claim", 0.7));
+    else if (CHANGED_RE.test(s.text) && !before.some(isMutating))
+      out.push(finding("reasoning-action-mismatch", "2.6", [s], quote(s, CHANGED_RE), "the agent claims a change but no write or edit happened before the claim", 0.65));
+    if (out.length) break;
+  }
+  return out;
+}
+
+export const reasoningActionMismatch: Detector = {
+  id: "reasoning-action-mismatch",
+  mode: "2.6",
+  description: "A named next tool that is not the one called, or claimed runs/changes with no matching call.",
+  detect(trace: Trace) {
+    const toolNames = new Set(trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""));
+    if (toolNames.size === 0) return [];
+    return [...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
+  },
+};

@@ -1,0 +1,93 @@
+import type { Finding, Step, Trace } from "../trace/index.js";
+import { normalizeWhitespace, stepContent } from "../trace/index.js";
+import type { Detector } from "./types.js";
+import { canonicalArgs, finding, isFailedResult, isMutating, quote, resultOf, toolCalls } from "./util.js";
+
+/**
+ * FM-1.3 Step repetition.
+ * Signals: the same tool call (name + normalised arguments) made again with nothing new learned — the same result
+ * each time, or the same write/patch re-applied after it already succeeded, or the same failing call retried
+ * unchanged; and assistant messages repeated verbatim (or near-verbatim) three or more times.
+ * Guards against: polling (a repeated read whose results change is progress), a retry after a failure that then
+ * changes something, harness messages (not the agent's repetition), short acknowledgements ("OK").
+ */
+const MAX_CITED = 8;
+
+function repeatedCalls(trace: Trace): Finding[] {
+  const groups = new Map<string, Step[]>();
+  for (const c of toolCalls(trace)) {
+    const key = `${c.tool!.name}\u0000${canonicalArgs(c.tool!.args ?? c.text ?? "")}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const out: Finding[] = [];
+  for (const calls of groups.values()) {
+    if (calls.length < 2) continue;
+    const results = calls.map((c) => resultOf(trace, c));
+    const outputs = results.map((r) => (r ? normalizeWhitespace(stepContent(r)) : ""));
+    const sameResults = outputs.every((o) => o === outputs[0]);
+    const name = calls[0]!.tool!.name;
+    const cited = calls.slice(0, MAX_CITED);
+    const second = calls[1]!;
+    if (isMutating(calls[0]!)) {
+      // the same write again after an earlier identical write succeeded
+      const firstOk = results.findIndex((r) => r !== undefined && !isFailedResult(r));
+      if (firstOk === -1 || firstOk === calls.length - 1) continue;
+      out.push(
+        finding("step-repetition", "1.3", cited, quote(calls[firstOk + 1]!), `${name} was applied ${calls.length} times with identical arguments although the first application succeeded`, calls.length >= 3 ? 0.9 : 0.8),
+      );
+      continue;
+    }
+    if (!sameResults) continue; // polling that sees changing results is progress
+    const allFailed = results.every((r) => isFailedResult(r));
+    if (calls.length >= 3 || (allFailed && calls.length >= 2 && results.every(Boolean))) {
+      out.push(
+        finding("step-repetition", "1.3", cited, quote(second), `${name} was called ${calls.length} times with identical arguments and ${allFailed ? "failed the same way each time" : "returned the same result each time"}`, calls.length >= 4 ? 0.85 : 0.75),
+      );
+      continue;
+    }
+    // two identical calls back to back with the same output: the second learned nothing
+    const between = trace.steps.slice(calls[0]!.index + 1, second.index).filter((s) => s.kind === "tool_call");
+    if (between.length === 0 && results.every(Boolean))
+      out.push(finding("step-repetition", "1.3", cited, quote(second), `${name} was repeated immediately with identical arguments and an identical result`, 0.6));
+  }
+  return out;
+}
+
+const shingles = (s: string) => {
+  const w = s.toLowerCase().split(/\W+/).filter(Boolean);
+  const out = new Set<string>();
+  for (let i = 0; i + 2 < w.length; i++) out.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
+  return out;
+};
+const similar = (a: Set<string>, b: Set<string>) => {
+  if (!a.size || !b.size) return false;
+  let inter = 0;
+  for (const x of a) if (b.has(x)) inter++;
+  return inter / (a.size + b.size - inter) >= 0.9;
+};
+
+function repeatedMessages(trace: Trace): Finding[] {
+  const msgs = trace.steps.filter(
+    (s) => s.role === "assistant" && (s.kind === "message" || s.kind === "handoff" || s.kind === "plan") && (s.text ?? "").trim().length >= 40,
+  );
+  const clusters: { rep: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
+  for (const m of msgs) {
+    const text = normalizeWhitespace(m.text!);
+    const sh = shingles(text);
+    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (text.length >= 80 && similar(c.rep, sh))));
+    if (hit) hit.steps.push(m);
+    else clusters.push({ rep: sh, text, steps: [m], agent: m.agent });
+  }
+  return clusters
+    .filter((c) => c.steps.length >= 3)
+    .map((c) =>
+      finding("step-repetition", "1.3", c.steps.slice(0, MAX_CITED), quote(c.steps[1]!), `${c.agent} sent the same message ${c.steps.length} times`, c.steps.length >= 4 ? 0.85 : 0.75),
+    );
+}
+
+export const stepRepetition: Detector = {
+  id: "step-repetition",
+  mode: "1.3",
+  description: "Identical tool calls that learn nothing new, re-applied writes, and messages repeated three or more times.",
+  detect: (trace) => [...repeatedCalls(trace), ...repeatedMessages(trace)],
+};

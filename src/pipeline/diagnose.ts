@@ -1,0 +1,54 @@
+import { runDetectors, RULES_ANNOTATOR, type Detector, DETECTORS } from "../detectors/index.js";
+import { scoreOutcome, type OutcomeOptions } from "../outcome/index.js";
+import { mast, type Taxonomy } from "../taxonomy/index.js";
+import { DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, type Diagnosis, type Outcome, type Trace } from "../trace/index.js";
+
+export interface DiagnoseOptions extends OutcomeOptions {
+  taxonomy?: Taxonomy;
+  detectors?: readonly Detector[];
+}
+
+/** The dataset's own labels, copied into the diagnosis for agreement checks (never mixed into the vector). */
+function referenceOf(trace: Trace): Record<string, unknown> | undefined {
+  if (!trace.goldLabels?.length) return undefined;
+  return Object.fromEntries(trace.goldLabels.map((g) => [g.source, g]));
+}
+
+/**
+ * Rules diagnosis of one trace: detectors → failure vector derived from the findings, plus outcome and signals.
+ * A trace that cannot be annotated (no steps, or every detector failed) gets `modes: null` and an error — never an
+ * all-zero vector.
+ */
+export async function diagnoseTrace(trace: Trace, opts: DiagnoseOptions = {}): Promise<Diagnosis> {
+  const taxonomy = opts.taxonomy ?? mast;
+  const detectors = opts.detectors ?? DETECTORS;
+  let outcome: Outcome;
+  try {
+    outcome = await scoreOutcome(trace, opts);
+  } catch (e) {
+    outcome = { success: null, score: null, metric: null, details: { error: (e as Error).message } };
+  }
+  const base = {
+    schema: DIAGNOSIS_SCHEMA_VERSION,
+    trace_id: trace.id,
+    source: { file: trace.source.file, format: trace.source.format, index: trace.source.index },
+    model: trace.model ?? null,
+    framework: trace.framework ?? null,
+    outcome,
+    taxonomy: taxonomy.version,
+    annotator: RULES_ANNOTATOR,
+    reference: referenceOf(trace),
+  } as const;
+  if (trace.steps.length === 0)
+    return { ...base, modes: null, findings: [], signals: {}, error: "the trace has no steps: nothing to annotate" };
+  const r = runDetectors(trace, detectors);
+  if (r.failures.length === detectors.length)
+    return { ...base, modes: null, findings: [], signals: { ...r.signals }, error: `every detector failed: ${r.failures.map((f) => `${f.detector}: ${f.message}`).join("; ")}` };
+  const findings = r.findings.filter((f) => taxonomy.codes.includes(f.mode));
+  return {
+    ...base,
+    modes: vectorFromFindings(taxonomy.codes, findings),
+    findings,
+    signals: { ...r.signals, rejected_findings: r.rejected, detector_failures: r.failures },
+  };
+}

@@ -1,0 +1,2 @@
+export { summarize, type RunSummary, type ModelSummary } from "./summary.js";
+export { modelTable } from "./terminal.js";

@@ -1,0 +1,47 @@
+import { groupStatistics, type GroupStats } from "../analysis/groups.js";
+import { labelsFromRecords } from "../analysis/labels.js";
+import type { Diagnosis } from "../trace/index.js";
+
+export interface ModelSummary {
+  model: string;
+  traces: number;
+  annotated: number;
+  successes: number;
+  failures: number;
+  unknown_outcome: number;
+  success_rate: number | null;
+  modes_per_failed_trace: number | null;
+  /** Most prevalent modes among annotated traces: code and share. */
+  top_modes: { code: string; name: string; traces: number; prevalence: number }[];
+}
+
+export interface RunSummary {
+  run_id: string;
+  annotator: string;
+  counts: Record<string, number>;
+  models: ModelSummary[];
+  /** Full per-model statistics (prevalence with intervals, deltas, classes), from the analysis stage. */
+  statistics: GroupStats[];
+}
+
+/** Summarises diagnoses per model with the analysis stage's statistics. */
+export async function summarize(runId: string, annotator: string, counts: Record<string, number>, diagnoses: Diagnosis[]): Promise<RunSummary> {
+  const load = await labelsFromRecords(diagnoses.map((value) => ({ value })), "findings.jsonl");
+  const report = groupStatistics(load.rows, { by: "model" });
+  const models = report.groups.map((g): ModelSummary => ({
+    model: g.value,
+    traces: g.traces,
+    annotated: g.annotated,
+    successes: g.successes,
+    failures: g.failures,
+    unknown_outcome: g.unknown_outcome,
+    success_rate: g.success_rate.estimate,
+    modes_per_failed_trace: g.modes_per_failed_trace.mean,
+    top_modes: g.modes
+      .filter((m) => m.counts.all > 0)
+      .sort((a, b) => b.counts.all - a.counts.all || a.code.localeCompare(b.code))
+      .slice(0, 3)
+      .map((m) => ({ code: m.code, name: m.name, traces: m.counts.all, prevalence: m.prevalence.all ?? 0 })),
+  }));
+  return { run_id: runId, annotator, counts, models, statistics: report.groups };
+}

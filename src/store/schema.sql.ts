@@ -1,0 +1,66 @@
+/** The store's tables. Bump STORE_VERSION and add a migration step when this changes. */
+export const STORE_VERSION = 1;
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  inputs TEXT NOT NULL,          -- JSON array of input paths as given
+  annotator TEXT NOT NULL,
+  taxonomy TEXT NOT NULL,
+  trace_count INTEGER NOT NULL DEFAULT 0,
+  diagnostics TEXT NOT NULL DEFAULT '{}' -- JSON: counts of errors / skipped lines / skipped traces
+);
+
+CREATE TABLE IF NOT EXISTS traces (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT NOT NULL,
+  file TEXT NOT NULL,
+  format TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  model TEXT,
+  framework TEXT,
+  steps INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  trace TEXT NOT NULL,           -- canonical Trace JSON
+  PRIMARY KEY (run_id, trace_id)
+);
+
+CREATE TABLE IF NOT EXISTS diagnoses (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT NOT NULL,
+  annotator TEXT NOT NULL,
+  success INTEGER,               -- 1, 0 or NULL (unknown)
+  score REAL,
+  modes TEXT,                    -- JSON failure vector, NULL when the trace could not be annotated
+  mode_count INTEGER,
+  diagnosis TEXT NOT NULL,       -- the full findings.jsonl record
+  error TEXT,
+  PRIMARY KEY (run_id, trace_id, annotator)
+);
+
+CREATE TABLE IF NOT EXISTS findings (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT NOT NULL,
+  annotator TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  first_step INTEGER,
+  steps TEXT NOT NULL,
+  agent TEXT,
+  evidence TEXT NOT NULL,
+  detector TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS findings_by_mode ON findings (run_id, mode);
+CREATE INDEX IF NOT EXISTS findings_by_trace ON findings (run_id, trace_id);
+CREATE INDEX IF NOT EXISTS traces_by_model ON traces (run_id, model);
+
+CREATE TABLE IF NOT EXISTS cache (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`;
