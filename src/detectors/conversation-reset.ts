@@ -8,9 +8,13 @@ import { finding, hasTag, quote } from "./util.js";
  * Signals: the original task statement is posted again mid-run by a user or system turn that is not a harness retry;
  * an agent announces it is starting over.
  * Guards against: harness re-prompts (tagged and counted under 1.5), planned re-planning that only quotes the task
- * inside a longer agent message, and the first occurrence of the task itself.
+ * inside a longer agent message, phase-based frameworks (ChatDev, MetaGPT) that re-send the task by design,
+ * "from scratch" about a file or in quoted search results, and the first occurrence of the task itself.
  */
-const RESTART_RE = /\b(start(ing)? (over|again from the beginning)|from scratch|restart(ing)? (the )?(task|conversation|process)|let'?s begin again)\b/i;
+// first person only: "let's start over", "I will restart the task" — not "rewrite the file from scratch" or search results
+const RESTART_RE = /\b(let'?s|let us|I('ll| will| am going to)|we('ll| will| need to)) (start (over|again)|restart (the )?(task|conversation|whole process|from the beginning)|begin again)\b/i;
+/** Phase-based frameworks re-send the task prompt at every phase by design: a repeat there is not a reset. */
+const PHASED = new Set(["chatdev", "metagpt"]);
 
 export const conversationReset: Detector = {
   id: "conversation-reset",
@@ -19,7 +23,7 @@ export const conversationReset: Detector = {
   detect(trace: Trace) {
     const firstTask = trace.steps.find((s) => s.role === "user" && !hasTag(s, "injected-context") && (s.text ?? "").trim().length >= 40);
     const out = [];
-    if (firstTask) {
+    if (firstTask && !PHASED.has((trace.framework ?? "").toLowerCase())) {
       const task = normalizeWhitespace(firstTask.text!);
       const agentBefore = (i: number) => trace.steps.slice(firstTask.index + 1, i).filter((s) => s.role === "assistant").length;
       const again = trace.steps.find(

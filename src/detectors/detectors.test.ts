@@ -52,7 +52,7 @@ describe("1.5 unaware of termination conditions", () => {
     expect(f[0]!.evidence).toContain("agent_output.json");
   });
   it("flags work continuing after TERMINATE", () => {
-    const t = trace(user(TASK), say("The answer is 42. TERMINATE"), ...Array.from({ length: 3 }, (_, i) => say(`Let me double check the computation once more, attempt number ${i} with another method.`)));
+    const t = trace(user(TASK), say("Computing the answer now."), say("The answer is 42. TERMINATE"), ...Array.from({ length: 3 }, (_, i) => say(`Let me double check the computation once more, attempt number ${i} with another method.`)));
     expect(modes(terminationUnaware.detect(t))).toEqual(["1.5"]);
   });
   it("flags a run cut by the turn limit", () => {
@@ -90,6 +90,12 @@ describe("3.2 no or incomplete verification", () => {
     const t = trace(user("Fix the bug in utils.py"), call("str_replace_editor", { command: "str_replace", path: "utils.py" }, "edited", 0), say("I have fixed the bug; the task is done."));
     expect(noVerification.detect(t)[0]).toMatchObject({ mode: "3.2", steps: [1, 3] });
   });
+  it("does not flag a change whose result returns the new state, nor one the user confirmed", () => {
+    const state = '{"reservation_id": "ABC", "flight": "UA180", "seat": "14C", "status": "confirmed"}';
+    expect(noVerification.detect(trace(user("Move my flight"), call("update_reservation", { id: "ABC" }, state, undefined), say("Your reservation has been updated to UA180.")))).toEqual([]);
+    const t = trace(user("Fix my phone"), call("set_network_mode", { mode: "4g" }, "ok"), user("It works now, thanks!"), say("Great, the change is complete."));
+    expect(noVerification.detect(t)).toEqual([]);
+  });
   it("does not flag when tests ran after the edit", () => {
     const t = trace(user("Fix the bug"), call("str_replace_editor", { command: "str_replace", path: "utils.py" }, "edited", 0), call("bash", { command: "pytest tests/" }, "5 passed", 0), say("Fixed; tests pass."));
     expect(noVerification.detect(t)).toEqual([]);
@@ -111,6 +117,10 @@ describe("2.1 conversation reset", () => {
   it("flags the task re-posted mid-run", () => {
     const t = trace(user(TASK), say("a"), say("b"), say("c"), user(TASK), say("d"));
     expect(modes(conversationReset.detect(t))).toEqual(["2.1"]);
+  });
+  it("ignores courtesy and incidental uses of 'from scratch'", () => {
+    expect(conversationReset.detect(trace(user(TASK), say("I'll rewrite the file content from scratch to be safe."), say("Search result: Building a Mask R-CNN from scratch")))).toEqual([]);
+    expect(modes(conversationReset.detect(trace(user(TASK), say("a"), say("This is not working. Let's start over from the beginning."))))).toEqual(["2.1"]);
   });
   it("ignores harness retries that repeat the task", () => {
     const t = trace(user(TASK), say("a"), say("b"), say("c"), user(TASK, ["harness-retry"]));

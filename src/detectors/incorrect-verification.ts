@@ -17,6 +17,7 @@ const FAIL_TEXT_RE = /\b(FAILED|FAILURES?|AssertionError|Traceback \(most recent
 function failedCheck(trace: Trace, s: Step): boolean {
   if (s.kind !== "tool_result") return false;
   if (isFailedResult(s)) return true;
+  if (s.tool?.exitCode !== undefined) return false; // a known exit code of 0 outranks scary-looking output text
   const call = s.tool?.callIndex !== undefined ? trace.steps[s.tool.callIndex] : undefined;
   return (call === undefined || isVerification(call)) && FAIL_TEXT_RE.test(stepContent(s));
 }

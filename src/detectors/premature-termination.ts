@@ -2,6 +2,10 @@ import type { Finding, Step, Trace } from "../trace/index.js";
 import type { Detector } from "./types.js";
 import { agentSteps, finding, hasTag, isFailedResult, quote } from "./util.js";
 
+/** Someone other than the agent spoke after `index` (a user turn that is not a harness re-prompt): the run did not end on the agent's own stop. */
+const othersSpokeAfter = (trace: Trace, index: number) =>
+  trace.steps.some((s) => s.index > index && s.role === "user" && s.kind === "message" && !hasTag(s, "harness-retry") && (s.text ?? "").trim() !== "");
+
 /**
  * FM-3.1 Premature termination.
  * Signals: the run's last word is an announcement of work ("First we'll list…", "Let me check…") with no action
@@ -11,7 +15,8 @@ import { agentSteps, finding, hasTag, isFailedResult, quote } from "./util.js";
  * mode), a final answer that merely mentions a next step for the user, and failures the agent acknowledged and
  * worked around.
  */
-const INTENT_RE = /\b(I will|I'll|I am going to|I'm going to|let me|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
+// "let me know" and "I'll be here to help" are courtesy, not an announced action
+const INTENT_RE = /\b(I will(?! be)|I'll(?! be)|I am going to|I'm going to|let me(?! know)|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
 const CONCLUSION_RE = /\b(root cause|in summary|summary of|conclusion|final answer|the answer is|I have (completed|finished|written|created|identified)|task (is )?(complete|completed|done)|TERMINATE|successfully (completed|written|created))\b/i;
 const RETRY_RE = /\b(I don't see|I do not see|is missing|not found)\b.{0,80}\b(file|output|deliverable)\b/i;
 
@@ -27,8 +32,11 @@ function announcedButStopped(trace: Trace): Finding[] {
   if (!INTENT_RE.test(text) || CONCLUSION_RE.test(text)) return [];
   // the announcement must be the tail: nothing but empty turns or harness messages after it
   const after = trace.steps.slice(last.index + 1).filter((s) => s.role === "assistant" && (s.kind === "tool_call" || (s.text ?? "").trim()));
-  if (after.length) return [];
-  const anyAction = trace.steps.some((s) => s.kind === "tool_call");
+  if (after.length || othersSpokeAfter(trace, last.index)) return [];
+  // asking the user for confirmation is waiting, not stopping
+  const lastSentence = text.trim().split(/(?<=[.!?])\s+/).pop() ?? "";
+  if (/\?\s*$/.test(lastSentence)) return [];
+  const anyAction = trace.steps.some((s) => s.kind === "tool_call" || s.kind === "tool_result");
   return [finding("premature-termination", "3.1", [last], quote(last, INTENT_RE), anyAction ? "the run ends on an announced next step that was never taken" : "the agent announced what it would do and stopped without a single action", anyAction ? 0.7 : 0.85)];
 }
 
@@ -37,7 +45,7 @@ function stoppedOnFailure(trace: Trace): Finding[] {
   const lastResult = results[results.length - 1];
   if (!lastResult || !isFailedResult(lastResult)) return [];
   const later = trace.steps.slice(lastResult.index + 1).filter((s) => s.role === "assistant" && (s.kind === "tool_call" || (s.text ?? "").trim()));
-  if (later.some((s) => s.kind === "tool_call")) return [];
+  if (later.some((s) => s.kind === "tool_call") || othersSpokeAfter(trace, lastResult.index)) return [];
   // a report back (a conclusion, an apology, or a claim — the last is 3.3's to judge) is not a silent stop
   if (later.some((s) => CONCLUSION_RE.test(s.text ?? "") || !INTENT_RE.test(s.text ?? ""))) return [];
   return [finding("premature-termination", "3.1", [lastResult, ...later.slice(0, 1)], quote(lastResult), "the run stops right after a failed tool call without resolving it", 0.6)];

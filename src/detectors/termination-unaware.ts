@@ -13,7 +13,7 @@ import { finding, hasTag, quote } from "./util.js";
 const RETRY_RE = /\b(I don't see|I do not see|could not find|couldn't find|is missing|not found)\b.{0,80}\b(file|output|deliverable|answer)\b|\bplease (resume|continue)\b/i;
 const NUDGE_RE = /^\s*(please\s+)?(continue|go on|keep going|proceed)[.!]?\s*$/i;
 const LIMIT_RE = /\b(max(imum)?[ _-]?(number of )?(turns|steps|iterations|rounds)( (reached|exceeded|limit))?|(turn|step|iteration|round) limit|LimitsExceeded|exit_cost|cost limit|ran out of (turns|steps))\b/i;
-const DONE_RE = /^\s*TERMINATE\s*$|\bTERMINATE\s*$|\b(the task is (now )?(complete|completed|done|finished)|final answer\s*:)/i;
+const DONE_RE = /^\s*TERMINATE\s*$|\bTERMINATE\s*$|\b(the task is (now )?(complete|completed|done|finished)(?! (when|if|once))|final answer\s*:)/i;
 
 function harnessRetries(trace: Trace): Finding[] {
   const firstAgentStep = trace.steps.findIndex((s) => s.role === "assistant");
@@ -38,7 +38,9 @@ function limits(trace: Trace): Finding[] {
 }
 
 function afterDone(trace: Trace): Finding[] {
-  const done = trace.steps.find((s) => s.role === "assistant" && s.kind === "message" && DONE_RE.test(s.text ?? ""));
+  // the first agent message often restates the task ("the task is complete when…"): a declaration comes later
+  const firstAgent = trace.steps.find((s) => s.role === "assistant")?.index ?? -1;
+  const done = trace.steps.find((s) => s.role === "assistant" && s.kind === "message" && s.index > firstAgent && DONE_RE.test(s.text ?? ""));
   if (!done) return [];
   const later: Step[] = trace.steps.filter(
     (s) => s.index > done.index && s.role === "assistant" && (s.kind === "tool_call" || ((s.kind === "message" || s.kind === "handoff") && (s.text ?? "").trim().length > 40)),

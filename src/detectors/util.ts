@@ -55,7 +55,13 @@ export function quote(step: Step, re?: RegExp, max = 160): string {
   let start = 0;
   if (re) {
     const m = re.exec(content);
-    if (m) start = Math.max(0, m.index - 20);
+    // start at the beginning of the sentence that holds the match, so the quote reads as a claim
+    if (m) {
+      const before = content.slice(Math.max(0, m.index - max / 2), m.index);
+      const b = Math.max(before.lastIndexOf(". "), before.lastIndexOf("\n"), before.lastIndexOf("! "), before.lastIndexOf("? "));
+      start = b >= 0 ? m.index - before.length + b + 1 : Math.max(0, m.index - before.length);
+      while (start < m.index && /\s/.test(content[start]!)) start++;
+    }
   }
   let q = content.slice(start, start + max);
   // quotes end at a whitespace boundary so they read well; they stay verbatim substrings
@@ -63,7 +69,13 @@ export function quote(step: Step, re?: RegExp, max = 160): string {
     const cut = q.lastIndexOf(" ");
     if (cut > max / 2) q = q.slice(0, cut);
   }
-  return q.trim();
+  q = q.trim();
+  // a quote of punctuation only ("{") says nothing: take the first line with words instead
+  if (!/\w{3}/.test(q)) {
+    const line = content.split("\n").find((l) => /\w{3}/.test(l));
+    if (line) q = line.trim().slice(0, max);
+  }
+  return q;
 }
 
 export function finding(

@@ -10,8 +10,8 @@ export interface DiagnoseOptions extends OutcomeOptions {
 
 /** The dataset's own labels, copied into the diagnosis for agreement checks (never mixed into the vector). */
 function referenceOf(trace: Trace): Record<string, unknown> | undefined {
-  if (!trace.goldLabels?.length) return undefined;
-  return Object.fromEntries(trace.goldLabels.map((g) => [g.source, g]));
+  if (!trace.goldLabels?.length && !trace.task?.benchmark) return undefined;
+  return { goldLabels: trace.goldLabels ?? [], ...(trace.task?.benchmark ? { benchmark: trace.task.benchmark } : {}) };
 }
 
 /**

@@ -1,5 +1,4 @@
-import { groupStatistics, type GroupStats } from "../analysis/groups.js";
-import { labelsFromRecords } from "../analysis/labels.js";
+import { groupStatistics, labelsFromRecords, type GroupStats } from "../analysis/index.js";
 import type { Diagnosis } from "../trace/index.js";
 
 export interface ModelSummary {
