@@ -26,3 +26,18 @@ export function mdTable(headers: string[], rows: (string | number)[][]): string 
 export function machine(): string {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
+
+/** Plain JSON.parse of a file's bytes: per line for JSONL, whole otherwise (the lower bound of any JSON reader). */
+export function plainParse(path: string, format: string): boolean {
+  const text = readFileSync(path, "utf8");
+  const t = text.trimStart();
+  if (!(t.startsWith("{") || t.startsWith("["))) return false;
+  const jsonl = format.includes("rollout") || path.endsWith(".jsonl") || (t.startsWith("{") && t.indexOf("\n") > 0 && t.indexOf("\n") < t.length - 2 && (() => { try { JSON.parse(t.slice(0, t.indexOf("\n"))); return true; } catch { return false; } })());
+  if (jsonl) {
+    for (const line of text.split("\n")) if (line.trim()) try { JSON.parse(line); } catch { /* counted by faultline, not here */ }
+  } else {
+    try { JSON.parse(text.replace(/\bNaN\b/g, "null")); } catch { return false; }
+  }
+  return true;
+}
+

@@ -11,6 +11,8 @@ const HEAD_BYTES = 64 * 1024;
 const SAMPLE_RECORDS = 5;
 /** JSON documents above this size are not parsed during sniffing unless they are arrays (which stream). */
 const MAX_DOCUMENT_BYTES = 400 * 1024 * 1024;
+/** Files up to this size are read once into memory (one open instead of several); larger ones are streamed. */
+const IN_MEMORY_BYTES = 16 * 1024 * 1024;
 
 const firstNonSpace = (s: string) => s.match(/\S/)?.[0];
 
@@ -37,10 +39,17 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   const st = await stat(path);
   const name = basename(path).toLowerCase();
   const ext = extname(name);
-  const fh = await open(path, "r");
-  const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
-  await fh.read(headBuf, 0, headBuf.length, 0);
-  await fh.close();
+  // small files (almost all trace files) are read once; large ones are sampled by their head and streamed
+  const whole = st.size <= IN_MEMORY_BYTES ? await readFile(path) : undefined;
+  let headBuf: Buffer;
+  if (whole) headBuf = whole.subarray(0, HEAD_BYTES);
+  else {
+    const fh = await open(path, "r");
+    headBuf = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
+    await fh.read(headBuf, 0, headBuf.length, 0);
+    await fh.close();
+  }
+  const source = whole ?? path;
   // A UTF-8 byte-order mark is not content: JSON.parse and the sniffers must not see it.
   const bom = headBuf[0] === 0xef && headBuf[1] === 0xbb && headBuf[2] === 0xbf;
   const head = headBuf.toString("utf8").replace(/^\uFEFF/, "");
@@ -59,7 +68,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   const readDocument = async (): Promise<unknown> => {
     if (docCache) return docCache.value;
     if (st.size > MAX_DOCUMENT_BYTES) throw new Error(`JSON document of ${st.size} bytes is larger than faultline parses whole`);
-    const buf = await readFile(path);
+    const buf = whole ?? (await readFile(path));
     const bad = findInvalidUtf8(buf);
     if (bad >= 0) throw Object.assign(new Error(`invalid UTF-8 at byte ${bad}`), { line: lineAt(buf, bad) });
     const r = parseJsonLenient(buf.toString("utf8", bom ? 3 : 0));
@@ -71,7 +80,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   async function* records(): AsyncGenerator<RecordItem> {
     if (kind === "jsonl") {
       let index = 0;
-      for await (const item of readLines(path)) {
+      for await (const item of readLines(source)) {
         if ("error" in item) {
           ctx.report({ file: path, line: item.line, level: "error", message: item.error, skipped: "line" });
           continue;
@@ -94,7 +103,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
         }
       }
     } else if (kind === "json-array") {
-      for await (const item of streamJsonArray(path)) {
+      for await (const item of streamJsonArray(source)) {
         if ("error" in item) {
           ctx.report({ file: path, line: item.line, level: "error", message: `array element ${item.index}: ${item.error}`, skipped: "record" });
           continue;
@@ -113,7 +122,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
     if (kind === "jsonl") {
       // Stream the first records: a long first line may not fit in the head.
       let seen = 0;
-      for await (const item of readLines(path)) {
+      for await (const item of readLines(source)) {
         if (++seen > 40 || sample.records.length >= SAMPLE_RECORDS) break;
         if ("error" in item || !item.text.trim()) continue;
         try {
@@ -123,11 +132,11 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
         }
       }
     } else if (kind === "json-array") {
-      for await (const item of streamJsonArray(path, SAMPLE_RECORDS)) if ("value" in item) sample.records.push(item.value);
+      for await (const item of streamJsonArray(source, SAMPLE_RECORDS)) if ("value" in item) sample.records.push(item.value);
     } else if (kind === "json") {
       sample.records.push(await readDocument());
     } else if (kind === "zip") {
-      zipCache = unzipSync(await readFile(path));
+      zipCache = unzipSync(whole ?? (await readFile(path)));
       sample.entries = Object.keys(zipCache);
     }
   } catch (e) {
@@ -140,8 +149,8 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
     sample,
     records,
     document: readDocument,
-    text: async () => readFile(path, "utf8"),
-    bytes: async () => readFile(path),
+    text: async () => (whole ? whole.toString("utf8") : readFile(path, "utf8")),
+    bytes: async () => whole ?? readFile(path),
     zipEntries: zipCache,
   };
 }

@@ -12,7 +12,7 @@ export type ArrayItem =
  * its own, so one bad element is reported with its line and the rest still come through.
  * Stops early once `limit` elements have been yielded (used for format sniffing).
  */
-export async function* streamJsonArray(path: string, limit = Infinity): AsyncGenerator<ArrayItem> {
+export async function* streamJsonArray(source: string | Buffer, limit = Infinity): AsyncGenerator<ArrayItem> {
   let depth = 0;
   let inString = false;
   let escape = false;
@@ -44,9 +44,9 @@ export async function* streamJsonArray(path: string, limit = Infinity): AsyncGen
     }
   };
 
-  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const stream = typeof source === "string" ? createReadStream(source, { highWaterMark: 1 << 20 }) : undefined;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of (stream ?? [source as Buffer]) as AsyncIterable<Buffer>) {
       const n = chunk.length;
       for (let i = 0; i < n; i++) {
         const c = chunk[i]!;
@@ -100,6 +100,6 @@ export async function* streamJsonArray(path: string, limit = Infinity): AsyncGen
       yield { index: index++, line: elemLine, error: "truncated JSON array: the file ends before the closing ]" };
     }
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
 }

@@ -4,10 +4,11 @@ import { decodeUtf8 } from "./utf8.js";
 export type LineItem = { line: number; text: string } | { line: number; error: string };
 
 /**
- * Streams a file line by line with bounded memory (one chunk plus one partial line).
+ * Streams a file (or an in-memory buffer of a small file) line by line with bounded memory (one chunk plus one
+ * partial line).
  * Each line is decoded strictly so bad UTF-8 is reported on its own line instead of corrupting text.
  */
-export async function* readLines(path: string, highWaterMark = 1 << 20): AsyncGenerator<LineItem> {
+export async function* readLines(source: string | Buffer, highWaterMark = 1 << 20): AsyncGenerator<LineItem> {
   let carry: Buffer[] = [];
   let line = 0;
   const emit = (parts: Buffer[]): LineItem => {
@@ -17,7 +18,8 @@ export async function* readLines(path: string, highWaterMark = 1 << 20): AsyncGe
     const text = decodeUtf8(buf);
     return text === undefined ? { line, error: "invalid UTF-8" } : { line, text };
   };
-  for await (const chunk of createReadStream(path, { highWaterMark }) as AsyncIterable<Buffer>) {
+  const chunks = typeof source === "string" ? (createReadStream(source, { highWaterMark }) as AsyncIterable<Buffer>) : [source];
+  for await (const chunk of chunks) {
     let start = 0;
     let nl: number;
     while ((nl = chunk.indexOf(10, start)) !== -1) {
