@@ -30,7 +30,18 @@ Exit status: 0 ok, 1 usage error, 2 some input was refused (the rest was process
   return program;
 }
 
+let pipeGuarded = false;
+
 export async function main(argv: string[]): Promise<number> {
+  // `faultline … | head` closes the pipe early: that is the reader's choice, not an error
+  if (!pipeGuarded) {
+    pipeGuarded = true;
+    for (const stream of [process.stdout, process.stderr])
+      stream.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code === "EPIPE") process.exit(EXIT.ok);
+        throw e;
+      });
+  }
   let pending: Promise<number> | undefined;
   const program = buildProgram((p) => (pending = p));
   try {
