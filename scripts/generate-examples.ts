@@ -227,6 +227,7 @@ function itbenchRun(model: string, trial: number, scenario: string) {
       r.say("Next, I'll run `metric_analysis` on the cart service to confirm the error spike.");
       r.mcp("log_analysis", { service: "frontend" }, "frontend: upstream cart errors");
       r.mcp("log_analysis", { service: "checkout" }, "checkout: cart EmptyCart failed");
+      r.mcp("metric_analysis", { service: "cart" }, "cart error rate rose from 0.0 to 0.93 at 17:18Z");
       output = deliverable(["otel-demo/Deployment/cart"]);
       r.patch("agent_output.json", output);
       r.shell(["jq", ".entities | length", "agent_output.json"], "1");

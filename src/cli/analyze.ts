@@ -5,10 +5,13 @@ import cliProgress from "cli-progress";
 import { analyze } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { DEFAULT_DB } from "../store/index.js";
-import { modelTable, summarize } from "../report/index.js";
+import { modelTable, summarize, writeReports } from "../report/index.js";
 import { displayPath, EXIT, UsageError, writeJson } from "./io.js";
+import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";
 
-interface AnalyzeCliOptions {
+interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
+  /** Also run the LLM judge (the judge options of `faultline judge` apply). */
+  judge?: boolean;
   out: string;
   db: string;
   json?: boolean;
@@ -29,6 +32,8 @@ function ratio(name: string, v: string | undefined, fallback: number): number {
 export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Promise<number> {
   const itbenchRule = { success: ratio("--success-recall", opts.successRecall, 1), failure: ratio("--failure-recall", opts.failureRecall, 0) };
   if (itbenchRule.failure >= itbenchRule.success) throw new UsageError("--failure-recall must be below --success-recall");
+  if (opts.judge) return runJudge(paths, opts, { combine: true, itbenchRule });
+  if (opts.baseUrl || opts.model) throw new UsageError("--base-url and --model configure the LLM judge: add --judge to run it");
   const tty = !opts.json && !opts.quiet && process.stderr.isTTY;
   const bar = tty
     ? new cliProgress.SingleBar({ stream: process.stderr, format: "{bar} {value}/{total} files | {traces} traces | {file}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
@@ -59,8 +64,9 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
   const summary = await summarize(result.runId, RULES_ANNOTATOR, result.counts, result.diagnoses);
   const summaryPath = join(opts.out, "summary.json");
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  const reports = writeReports(opts.out, summary, result.diagnoses);
 
-  if (opts.json) writeJson({ ...summary, outputs: { findings: result.findingsPath, summary: summaryPath, db: opts.db } });
+  if (opts.json) writeJson({ ...summary, outputs: { findings: result.findingsPath, summary: summaryPath, ...reports, db: opts.db } });
   else {
     const c = result.counts;
     console.log(modelTable(summary));
@@ -74,16 +80,17 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
         `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
     );
     console.log(`Wrote ${displayPath(result.findingsPath)}, ${displayPath(summaryPath)}; run ${result.runId} stored in ${displayPath(opts.db)}.`);
+    console.log(`Reports: ${displayPath(reports.html)}, ${displayPath(reports.markdown)}, ${displayPath(reports.traces_csv)}, ${displayPath(reports.groups_csv)}, ${displayPath(reports.interventions_csv)}.`);
   }
   return result.counts.errors > 0 || result.counts.failed > 0 ? EXIT.partial : EXIT.ok;
 }
 
 export function register(program: Command, run: (p: Promise<number>) => void): void {
-  program
+  const cmd = program
     .command("analyze")
     .description("Diagnose traces: detect MAST failure modes with evidence, score outcomes, store, and summarise per model")
     .argument("<paths...>", "trace files or folders (read recursively)")
-    .option("-o, --out <dir>", "where findings.jsonl and summary.json go", "faultline-out")
+    .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
     .option("--db <file>", "SQLite store (re-analysing the same inputs replaces that run)", DEFAULT_DB)
     .option("--json", "print the summary as JSON instead of a table")
     .option("--format <id>", "skip detection and read every file with this format")
@@ -91,6 +98,8 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("--success-recall <r>", "ITBench: root-cause recall at or above which a run is a success", "1")
     .option("--failure-recall <r>", "ITBench: recall at or below which a run is a failure (between: partial, unknown)", "0")
     .option("-q, --quiet", "no progress bar")
+    .option("--judge", "also label with an LLM judge in the same run (needs --base-url and --model; see `faultline judge --help`)");
+  addJudgeOptions(cmd, { hidden: true })
     .addHelpText(
       "after",
       `
@@ -102,7 +111,12 @@ A trace that could not be annotated has "modes": null and an "error".
 
 Examples:
   faultline analyze examples/ --out out/
-  faultline analyze runs/ --ground-truth scenarios/2/ground_truth.yaml --json | jq '.models'`,
+  faultline analyze runs/ --ground-truth scenarios/2/ground_truth.yaml --json | jq '.models'
+  faultline analyze runs/ --judge --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-32B-Instruct
+
+With --judge, the rules diagnosis is stored as "${RULES_ANNOTATOR}" and findings.jsonl holds the combined diagnosis,
+annotator "rules+llm:<model>": rule and verified judge findings, each with its detector, and signals.provenance
+saying per mode whether it came from the rules, the judge or both.`,
     )
     .action((paths: string[], opts: AnalyzeCliOptions) => run(runAnalyze(paths, opts)));
 }

@@ -5,6 +5,13 @@ import { register as registerConvert } from "./convert.js";
 import { register as registerTaxonomy } from "./taxonomy.js";
 import { register as registerFormats } from "./formats.js";
 import { register as registerAnalyze } from "./analyze.js";
+import { register as registerServe } from "./serve.js";
+import { register as registerJudge } from "./judge.js";
+import { register as registerStats } from "./stats.js";
+import { register as registerEval } from "./eval.js";
+import { register as registerDiff } from "./diff.js";
+import { register as registerExport } from "./export.js";
+import { register as registerReplay } from "./replay.js";
 
 const VERSION = "0.1.0";
 
@@ -16,7 +23,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .description("Explains why LLM agents fail: reads agent traces, labels MAST failure modes with evidence, and analyses them per model.")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const reg of [registerAnalyze, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
+  for (const reg of [registerAnalyze, registerServe, registerJudge, registerStats, registerEval, registerDiff, registerExport, registerReplay, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
   program.addHelpText(
     "after",
     `

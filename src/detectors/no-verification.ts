@@ -1,6 +1,8 @@
 import type { Step, Trace } from "../trace/index.js";
+import { stepContent } from "../trace/index.js";
 import type { Detector } from "./types.js";
-import { finding, isFailedResult, isMutating, isVerification, quote, resultOf } from "./util.js";
+import { changedFile, isCleanupCall, isCompletionCall, isProseFile } from "../trace/actions.js";
+import { finding, isFailedResult, isMutating, isVerification, quote, resultOf, returnsStateResult } from "./util.js";
 
 /**
  * FM-3.2 No or incomplete verification.
@@ -12,22 +14,9 @@ import { finding, isFailedResult, isMutating, isVerification, quote, resultOf } 
  * the check), and long stretches of work after the change (not a clean "change, then claim").
  */
 const CLAIM_RE = /\b(done|complete|completed|finished|fixed|resolved|submitted|written|created|updated|implemented|root cause|final answer|the answer is|TERMINATE)\b/i;
-const SUBMIT_RE = /^(submit|finish|final_answer|task_complete|attempt_completion)$/i;
 
-/**
- * A change whose result returns the resulting state (a JSON object with several fields, as domain APIs such as
- * tau-bench's `update_reservation_flights` do) is its own check: the agent reports what the system said.
- */
-function selfVerifying(result: Step | undefined): boolean {
-  const out = (result?.tool?.output ?? result?.text ?? "").trim();
-  if (!out.startsWith("{")) return false;
-  try {
-    const v = JSON.parse(out) as unknown;
-    return typeof v === "object" && v !== null && Object.keys(v).length >= 3;
-  } catch {
-    return false;
-  }
-}
+/** The file a change writes, when its arguments name one (shared with the verification guard: src/trace/actions.ts). */
+const changedPath = (s: Step): string | undefined => (s.tool ? changedFile(s.tool) : undefined);
 
 export const noVerification: Detector = {
   id: "no-verification",
@@ -36,17 +25,23 @@ export const noVerification: Detector = {
   detect(trace: Trace) {
     const steps = trace.steps;
     let lastChange: Step | undefined;
-    for (const s of steps) if (s.kind === "tool_call" && isMutating(s)) lastChange = s;
+    // removing scratch files (SWE-agent deletes its reproduce script before submitting) is cleanup, not the change to check
+    const cleanup = (s: Step) => s.tool !== undefined && isCleanupCall(s.tool);
+    for (const s of steps) if (s.kind === "tool_call" && isMutating(s) && !cleanup(s)) lastChange = s;
     if (!lastChange) return [];
     const changeResult = resultOf(trace, lastChange);
-    if (changeResult && (isFailedResult(changeResult) || selfVerifying(changeResult))) return [];
+    if (changeResult && (isFailedResult(changeResult) || returnsStateResult(changeResult))) return [];
     const after = steps.slice(lastChange.index + 1);
     // a user reporting back on the change (tau2's user runs the check on their own device) is external feedback
     if (after.some((s) => s.role === "user" && s.kind === "message" && (s.text ?? "").trim())) return [];
-    const checks = after.filter((s) => s.kind === "tool_call" && isVerification(s) && !isMutating(s));
+    // running or reading the changed file is a check too (python tests/x.py after editing it)
+    const target = changedPath(lastChange);
+    const checks = after.filter((s) => s.kind === "tool_call" && !isMutating(s) && (isVerification(s) || (target !== undefined && stepContent(s).includes(target))));
     if (checks.length) return [];
+    // an edit of prose (notes, plans, docs) confirmed by the editor has nothing further to check
+    if (isProseFile(target)) return [];
     const claim =
-      [...after].reverse().find((s) => s.kind === "tool_call" && SUBMIT_RE.test(s.tool?.name ?? "")) ??
+      [...after].reverse().find((s) => s.kind === "tool_call" && s.tool !== undefined && isCompletionCall(s.tool)) ??
       [...after].reverse().find((s) => s.role === "assistant" && s.kind === "message" && CLAIM_RE.test(s.text ?? ""));
     if (!claim) return [];
     const tail = after.filter((s) => s.kind === "tool_call");

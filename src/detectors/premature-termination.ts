@@ -1,6 +1,6 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
 import type { Detector } from "./types.js";
-import { agentSteps, finding, hasTag, isFailedResult, quote } from "./util.js";
+import { agentSteps, endedByCap, finding, hasTag, isFailedResult, quote } from "./util.js";
 
 /** Someone other than the agent spoke after `index` (a user turn that is not a harness re-prompt): the run did not end on the agent's own stop. */
 const othersSpokeAfter = (trace: Trace, index: number) =>
@@ -11,9 +11,11 @@ const othersSpokeAfter = (trace: Trace, index: number) =>
  * Signals: the run's last word is an announcement of work ("First we'll list…", "Let me check…") with no action
  * after it; the run stops right after an unresolved tool failure; plan items still pending when the run ends; the
  * run ends on a harness complaint that the deliverable is missing.
- * Guards against: runs where the model produced nothing at all (reported as the `never_acted` signal, not a MAST
- * mode), a final answer that merely mentions a next step for the user, and failures the agent acknowledged and
- * worked around.
+ * Guards against: runs ended by a step/turn/cost cap (1.5, not 3.1), traces that end on a tool result (the agent
+ * never had a turn after it), harness nudges the agent answered, runs where the user ended the conversation,
+ * courtesy ("let me know", "I'll be here"), questions to the user, a final answer that merely mentions a next step,
+ * and failures the agent acknowledged and worked around. A run whose model produced nothing at all counts only
+ * through the harness's missing-deliverable complaint (itbench.md §5.6), never through the intent rule.
  */
 // "let me know" and "I'll be here to help" are courtesy, not an announced action
 const INTENT_RE = /\b(I will(?! be)|I'll(?! be)|I am going to|I'm going to|let me(?! know)|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
@@ -45,6 +47,8 @@ function stoppedOnFailure(trace: Trace): Finding[] {
   const lastResult = results[results.length - 1];
   if (!lastResult || !isFailedResult(lastResult)) return [];
   const later = trace.steps.slice(lastResult.index + 1).filter((s) => s.role === "assistant" && (s.kind === "tool_call" || (s.text ?? "").trim()));
+  // a trace that ends on the tool result gave the agent no turn after it: the recording (or a cap) stopped, not the agent
+  if (later.length === 0) return [];
   if (later.some((s) => s.kind === "tool_call") || othersSpokeAfter(trace, lastResult.index)) return [];
   // a report back (a conclusion, an apology, or a claim — the last is 3.3's to judge) is not a silent stop
   if (later.some((s) => CONCLUSION_RE.test(s.text ?? "") || !INTENT_RE.test(s.text ?? ""))) return [];
@@ -67,11 +71,12 @@ function pendingPlan(trace: Trace): Finding[] {
 }
 
 function endsOnMissingDeliverable(trace: Trace): Finding[] {
-  const lastUser = [...trace.steps].reverse().find((s) => s.role === "user");
-  if (!lastUser || !(hasTag(lastUser, "harness-retry") || RETRY_RE.test(lastUser.text ?? ""))) return [];
-  // did the agent produce a write after the last complaint?
-  const acted = trace.steps.some((s) => s.index > lastUser.index && s.kind === "tool_call");
-  if (acted) return [];
+  const lastUser = [...trace.steps].reverse().find((s) => s.role === "user" && s.kind === "message");
+  // only a complaint that names a missing deliverable: "please continue" is a nudge to finish, not a missing-file report
+  if (!lastUser || !RETRY_RE.test(lastUser.text ?? "")) return [];
+  // did the agent answer the last complaint at all (an action, a message, or a termination of its own)?
+  const answered = trace.steps.some((s) => s.index > lastUser.index && s.role === "assistant" && (s.kind === "tool_call" || s.kind === "termination" || (s.text ?? "").trim() !== ""));
+  if (answered) return [];
   return [finding("premature-termination", "3.1", [lastUser], quote(lastUser, RETRY_RE), "the run ended with the harness still reporting the deliverable missing", 0.8)];
 }
 
@@ -80,7 +85,8 @@ export const prematureTermination: Detector = {
   mode: "3.1",
   description: "Runs that end on an announcement, on an unresolved failure, with plan items pending, or without their deliverable.",
   detect: (trace) => {
-    const all = [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace)];
-    return all;
+    // a run ended by a step, turn or cost cap did not stop early by the agent's choice: that is 1.5's to report
+    if (endedByCap(trace)) return [];
+    return [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace)];
   },
 };

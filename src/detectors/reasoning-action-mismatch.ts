@@ -20,11 +20,10 @@ function namedToolNotCalled(trace: Trace, toolNames: Set<string>): Finding[] {
   for (const s of steps) {
     if (s.role !== "assistant" || (s.kind !== "message" && s.kind !== "reasoning") || !s.text || !NEXT_RE.test(s.text)) continue;
     const sentence = s.text.slice(s.text.search(NEXT_RE)).split(/[.\n]/)[0] ?? "";
-    // a backticked tool of this trace, or a snake_case identifier that reads as a tool name (the agent's tool list is
-    // not always in the trace)
+    // a backticked name of a tool this trace uses or declares (code identifiers in backticks are not tools)
     const named = [...sentence.matchAll(/`([\w.-]+)`/g)]
       .map((m) => m[1]!)
-      .filter((n) => toolNames.has(n) || [...toolNames].some((t) => t.endsWith(`__${n}`)) || /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/.test(n));
+      .filter((n) => toolNames.has(n) || [...toolNames].some((t) => t.endsWith(`__${n}`)));
     if (named.length !== 1) continue;
     const want = named[0]!;
     const nextCalls = steps.filter((x) => x.index > s.index && x.kind === "tool_call").slice(0, 2);
@@ -56,7 +55,8 @@ export const reasoningActionMismatch: Detector = {
   mode: "2.6",
   description: "A named next tool that is not the one called, or claimed runs/changes with no matching call.",
   detect(trace: Trace) {
-    const toolNames = new Set(trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""));
+    const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
+    const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
     if (toolNames.size === 0) return [];
     return [...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
   },

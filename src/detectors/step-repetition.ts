@@ -9,7 +9,9 @@ import { canonicalArgs, finding, isFailedResult, isMutating, quote, resultOf, to
  * each time, or the same write/patch re-applied after it already succeeded, or the same failing call retried
  * unchanged; and assistant messages repeated verbatim (or near-verbatim) three or more times.
  * Guards against: polling (a repeated read whose results change is progress), a retry after a failure that then
- * changes something, harness messages (not the agent's repetition), short acknowledgements ("OK").
+ * changes something, a re-apply after a revert or another edit in between, edits that differ only in indentation
+ * (multi-line arguments keep their whitespace), long code messages that differ by a requested edit, harness
+ * messages (not the agent's repetition), short acknowledgements ("OK").
  */
 const MAX_CITED = 8;
 
@@ -29,9 +31,19 @@ function repeatedCalls(trace: Trace): Finding[] {
     const cited = calls.slice(0, MAX_CITED);
     const second = calls[1]!;
     if (isMutating(calls[0]!)) {
+      // a refused write retried unchanged: the agent learned nothing from the refusal
+      if (results.every((r) => r !== undefined && isFailedResult(r)) && sameResults) {
+        out.push(finding("step-repetition", "1.3", cited, quote(second), `${name} was retried ${calls.length} times unchanged and refused the same way each time`, 0.8));
+        continue;
+      }
       // the same write again after an earlier identical write succeeded
+      // a repeated write whose results differ changed something different each time (toggles, counters)
+      if (!sameResults && results.every((r) => r !== undefined && !isFailedResult(r))) continue;
       const firstOk = results.findIndex((r) => r !== undefined && !isFailedResult(r));
       if (firstOk === -1 || firstOk === calls.length - 1) continue;
+      // another change in between (a revert, a different edit) can make re-applying necessary
+      const changedBetween = trace.steps.some((s) => s.index > calls[firstOk]!.index && s.index < calls[firstOk + 1]!.index && s.kind === "tool_call" && isMutating(s));
+      if (changedBetween) continue;
       out.push(
         finding("step-repetition", "1.3", cited, quote(calls[firstOk + 1]!), `${name} was applied ${calls.length} times with identical arguments although the first application succeeded`, calls.length >= 3 ? 0.9 : 0.8),
       );
@@ -74,7 +86,9 @@ function repeatedMessages(trace: Trace): Finding[] {
   for (const m of msgs) {
     const text = normalizeWhitespace(m.text!);
     const sh = shingles(text);
-    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (text.length >= 80 && similar(c.rep, sh))));
+    // near-duplicates only for prose: a re-sent file that differs by a requested edit is progress
+    const code = text.includes("```") || /^\s*(def |class |import |from |<!DOCTYPE|<html|function |const )/m.test(m.text!);
+    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (!code && text.length >= 80 && similar(c.rep, sh))));
     if (hit) hit.steps.push(m);
     else clusters.push({ rep: sh, text, steps: [m], agent: m.agent });
   }

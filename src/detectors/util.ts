@@ -1,16 +1,14 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
-import { normalizeWhitespace, stepContent } from "../trace/index.js";
+import { stepContent } from "../trace/index.js";
+import { canonicalJson, commandText, isFailedOutcome, isMutatingCall, isVerifyingCall, normalizeArgs, returnsState, type ResultLike } from "../trace/actions.js";
 
-/** Stable JSON with sorted keys and folded whitespace: equal arguments give equal strings. */
+/**
+ * Stable JSON of arguments: keys sorted, whitespace folded in one-line values (multi-line code keeps its indentation),
+ * JSON-encoded strings parsed, volatile keys (timestamps, request ids) dropped — the same equivalence the runtime loop
+ * guard uses (src/trace/actions.ts).
+ */
 export function canonicalArgs(v: unknown): string {
-  const norm = (x: unknown): unknown => {
-    if (typeof x === "string") return normalizeWhitespace(x);
-    if (Array.isArray(x)) return x.map(norm);
-    if (x && typeof x === "object")
-      return Object.fromEntries(Object.keys(x as object).sort().map((k) => [k, norm((x as Record<string, unknown>)[k])]));
-    return x;
-  };
-  return JSON.stringify(norm(v) ?? null);
+  return canonicalJson(normalizeArgs(v ?? null));
 }
 
 export const toolCalls = (t: Trace) => t.steps.filter((s) => s.kind === "tool_call" && s.tool);
@@ -23,30 +21,21 @@ export const assistantTexts = (t: Trace) =>
 
 /** The command line of a shell-like call, as text, or undefined for other tools. */
 export function commandOf(s: Step): string | undefined {
-  const a = s.tool?.args;
-  if (!a) return undefined;
-  if (typeof a === "string") return a;
-  if (typeof a === "object") {
-    const o = a as Record<string, unknown>;
-    const c = o.command ?? o.cmd ?? o.code ?? o.script;
-    if (Array.isArray(c)) return c.map(String).join(" ");
-    if (typeof c === "string") return c;
-  }
-  return undefined;
+  return s.tool ? commandText(s.tool) : undefined;
 }
+
+/** The result part of a step (tool results keep their output in `tool.output` or, in some formats, in `text`). */
+const resultLike = (s: Step): ResultLike => ({ output: s.tool?.output ?? s.text, exitCode: s.tool?.exitCode, isError: s.tool?.isError });
 
 /** A tool result that reports failure: error flag, non-zero exit code, or output that opens with an error. */
 export function isFailedResult(s: Step | undefined): boolean {
-  if (!s) return false;
-  if (s.tool?.isError === true) return true;
-  if (s.tool?.exitCode !== undefined) return s.tool.exitCode !== 0;
-  return /^\s*(error|exception|traceback \(most recent call last\)|failed|fatal)\b/i.test(s.tool?.output ?? s.text ?? "");
+  return s !== undefined && isFailedOutcome(resultLike(s));
 }
 
-/** Domain tools named by a verb that changes state (tau-bench `update_reservation`, `cancel_order`, …). */
-const MUTATING_VERB = /^(update|create|delete|remove|cancel|book|modify|set|add|write|send|exchange|return|post|put|insert|edit|apply|upload|move|rename|restart|scale|deploy)_/i;
-/** Domain tools named by a verb that reads state. */
-const READING_VERB = /^(get|find|list|search|check|read|view|describe|query|fetch|lookup|show|inspect|verify|validate|test)_/i;
+/** A result that returns the resulting state (a JSON object with several fields): a change's own check. */
+export function returnsStateResult(s: Step | undefined): boolean {
+  return s !== undefined && returnsState(resultLike(s));
+}
 
 /** A quote of at most `max` characters from a step's own content, around the first match of `re` if given. */
 export function quote(step: Step, re?: RegExp, max = 160): string {
@@ -100,25 +89,23 @@ export function finding(
 
 /** Tools that change the world (write files, apply patches, mutate a cluster) as opposed to reading it. */
 export function isMutating(s: Step): boolean {
-  const name = (s.tool?.name ?? "").toLowerCase();
-  if (/^(apply_patch|write|write_file|edit|str_replace|str_replace_editor|create|create_file|insert|file_change|edit_file|replace|patch)$/.test(name)) {
-    const cmd = JSON.stringify(s.tool?.args ?? "");
-    return !/"command":\s*"view"/.test(cmd);
-  }
-  if (MUTATING_VERB.test(name)) return true;
-  const cmd = commandOf(s) ?? "";
-  return /\b(kubectl\s+(apply|patch|delete|edit|scale|rollout\s+restart|set)|sed\s+-i|tee\s|>\s*[\w./-]+|git\s+(commit|apply|checkout)|rm\s+-|mv\s|cp\s|pip\s+install|npm\s+install|cat\s*>\s*)/.test(cmd);
+  return s.tool !== undefined && isMutatingCall(s.tool);
 }
 
 /** Actions that check a result: tests, builds, validation, reading back, status queries. */
 export function isVerification(s: Step): boolean {
-  const name = (s.tool?.name ?? "").toLowerCase();
-  if (READING_VERB.test(name)) return true;
-  const cmd = `${commandOf(s) ?? ""} ${name}`.toLowerCase();
-  return /\b(pytest|py\.test|unittest|npm\s+(run\s+)?test|go\s+test|cargo\s+test|make\s+test|tox|jest|vitest|mocha|python[0-9.]*\s+[\w./-]*(test|repro|reproduce|check|verify)\w*\.py|python[0-9.]*\s+-c|jq\b|json\.tool|json\.load|kubectl\s+(get|describe|logs|rollout\s+status)|curl\b|diff\b|git\s+diff|cat\b|head\b|tail\b|grep\b|ls\b|validate|verify|check|open\b|view\b)/.test(cmd);
+  return s.tool !== undefined && isVerifyingCall(s.tool);
 }
 
 /** The agent-side steps of a trace in order (assistant and tool), skipping injected and harness context. */
 export const agentSteps = (t: Trace) => t.steps.filter((s) => s.role === "assistant" || s.role === "tool");
 
 export const hasTag = (s: Step, tag: string) => s.tags?.includes(tag) ?? false;
+
+/** Text of a step or metadata that says a step, turn, iteration or cost cap ended the run. */
+export const LIMIT_RE = /\b(max(imum)?[ _-]?(number of )?(turns|steps|iterations?|rounds)( (reached|exceeded|limit))?|(turn|step|iteration|round) limit|LimitsExceeded|exit_cost|cost limit|ran out of (turns|steps)|max_steps)\b/i;
+
+/** The run was ended by a cap (tagged by the adapter, or a closing harness step saying so), not by the agent. */
+export function endedByCap(t: Trace): boolean {
+  return t.steps.slice(-3).some((s) => hasTag(s, "step-limit") || ((s.kind === "termination" || s.kind === "error") && s.role !== "assistant" && LIMIT_RE.test(s.text ?? "")) || (s.kind === "termination" && LIMIT_RE.test(s.text ?? "")));
+}

@@ -58,6 +58,10 @@ const CASES: Case[] = [
   { name: "only a JSON scalar", file: "scalar.json", content: "42", expect: { level: "notice", message: /skipped/ }, traces: 0, exit: 0 },
   { name: "string with NaN inside is not touched", file: "nanstr.jsonl", content: `${JSON.stringify({ id: "s", messages: [{ role: "user", content: "NaN Infinity" }] })}\n`, expect: { level: "notice", message: /.*/ }, traces: 1, exit: 0 },
   { name: "unterminated string at end of JSONL", file: "unterminated.jsonl", content: `${conv("a")}\n{"id": "b", "messages": [{"role": "user", "content": "abc`, expect: { level: "error", message: /invalid JSON/, line: 2 }, traces: 1, exit: 2 },
+  // a leading "[" is not enough to make JSON: the first tokens decide (src/formats/io/json-start.ts)
+  { name: "a text log whose lines open with [", file: "run.log", content: "[2023-06-25 20:16:55 INFO] server started\n[2023-06-25 20:16:56 WARN] disk 91% full\n", expect: { level: "notice", message: /skipped: not a trace format \(\.log\)/ }, traces: 0, exit: 0 },
+  { name: "a pretty-printed array of conversations in a .txt file", file: "pretty.txt", content: JSON.stringify([JSON.parse(conv("p1")), JSON.parse(conv("p2"))], null, 2), expect: { level: "notice", message: /.*/ }, traces: 2, exit: 0 },
+  { name: "a one-line array of conversations in a .log file", file: "oneline.log", content: `[${conv("o1")}, ${conv("o2")}]`, expect: { level: "notice", message: /.*/ }, traces: 2, exit: 0 },
   { name: "duplicate ids across lines stay distinct", file: "dups.jsonl", content: `${conv("same")}\n${conv("same")}\n`, expect: { level: "notice", message: /.*/ }, traces: 2, exit: 0 },
 ];
 

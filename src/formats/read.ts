@@ -14,6 +14,18 @@ function supportingRole(sample: Sample): string | undefined {
   return undefined;
 }
 
+function supportingBeforeDetect(sample: Sample): string | undefined {
+  for (const a of ADAPTERS) {
+    try {
+      const what = a.supportsBeforeDetect?.(sample);
+      if (what) return `${a.id}: ${what}`;
+    } catch {
+      /* a failing check claims nothing */
+    }
+  }
+  return undefined;
+}
+
 /**
  * Reads traces from files and folders: walks them in a stable order, detects each file's format, streams records
  * with bounded memory, and yields traces, diagnostics and one summary per file. Bad input never stops the rest.
@@ -59,10 +71,11 @@ export async function* readTraces(paths: string | string[], options: ReadOptions
     }
     const sample = source.sample;
     let adapter: FormatAdapter | undefined = forced;
-    if (!adapter && sample.kind !== "empty" && sample.kind !== "binary") adapter = ADAPTERS.find((a) => safeDetect(a, sample));
+    const claimed = !adapter && sample.kind !== "empty" && sample.kind !== "binary" ? supportingBeforeDetect(sample) : undefined;
+    if (!adapter && !claimed && sample.kind !== "empty" && sample.kind !== "binary") adapter = ADAPTERS.find((a) => safeDetect(a, sample));
 
     if (!adapter) {
-      const support = sample.kind === "empty" || sample.kind === "binary" ? undefined : supportingRole(sample);
+      const support = claimed ?? (sample.kind === "empty" || sample.kind === "binary" ? undefined : supportingRole(sample));
       if (support) {
         summary.role = "supporting";
         summary.format = `supporting`;

@@ -4,6 +4,7 @@ import { unzipSync } from "fflate";
 import { readLines } from "./io/lines.js";
 import { streamJsonArray } from "./io/json-array.js";
 import { parseJsonLenient } from "./io/lenient.js";
+import { startsLikeJson } from "./io/json-start.js";
 import { findInvalidUtf8, lineAt } from "./io/utf8.js";
 import type { FileKind, ReadContext, RecordItem, Sample, SourceFile } from "./types.js";
 
@@ -15,6 +16,8 @@ const MAX_DOCUMENT_BYTES = 400 * 1024 * 1024;
 const IN_MEMORY_BYTES = 16 * 1024 * 1024;
 
 const firstNonSpace = (s: string) => s.match(/\S/)?.[0];
+/** Names that declare JSON: such a file stays JSON even when broken, so its parse error is reported, not skipped as text. */
+const JSON_EXT = new Set([".json", ".jsonl", ".ndjson"]);
 
 function looksLikeJsonl(head: string, ext: string): boolean {
   if (ext === ".jsonl" || ext === ".ndjson") return true;
@@ -58,6 +61,8 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
   if (st.size === 0 || first === undefined) kind = "empty";
   else if (headBuf[0] === 0x50 && headBuf[1] === 0x4b && headBuf[2] === 0x03) kind = "zip";
   else if (headBuf.includes(0)) kind = "binary";
+  // a log line may open with "[" too (`[2023-25-06 20:16:55 INFO] …`): the first tokens decide
+  else if ((first === "[" || first === "{") && !JSON_EXT.has(ext) && !startsLikeJson(head)) kind = "text";
   else if (first === "[") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json-array";
   else if (first === "{") kind = looksLikeJsonl(head, ext) ? "jsonl" : "json";
   else kind = "text";

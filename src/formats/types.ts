@@ -82,6 +82,11 @@ export interface FormatAdapter {
    * reader can list it as read-for-support instead of refusing it.
    */
   supports?(sample: Sample): string | undefined;
+  /**
+   * Like `supports`, but asked before any adapter's `detect`: for supporting files that have the shape of a trace
+   * format further down the list (an earlier OpenHands LLM call is also a valid chat conversation).
+   */
+  supportsBeforeDetect?(sample: Sample): string | undefined;
 }
 
 /** What the reader streams out. */

@@ -1,2 +1,10 @@
 export { summarize, type RunSummary, type ModelSummary } from "./summary.js";
 export { modelTable } from "./terminal.js";
+export { buildReportData, type ReportData, type TraceEntry, type TraceFinding } from "./data.js";
+export { escapeHtml, cleanText } from "./escape.js";
+export { renderHtml, formatNumber, contentSecurityPolicy, type HtmlOptions } from "./html.js";
+export { renderMarkdown, mdText } from "./markdown.js";
+export { tracesCsv, groupsCsv, interventionsCsv, csvCell, GROUPS_CSV_HEADER, INTERVENTIONS_CSV_HEADER } from "./csv.js";
+export { writeReports, type ReportPaths } from "./write.js";
+export { diagnosesToOtlp, EVALUATION_EVENT, ATTR as OTLP_ATTR, type OtlpLogs, type OtlpExportOptions, type OtlpExportStats, type LogRecord } from "./otlp-export.js";
+export { statsText, agreementText, diffText, columns } from "./text.js";

@@ -1,4 +1,4 @@
-import { groupStatistics, labelsFromRecords, type GroupStats } from "../analysis/index.js";
+import { groupRows, groupStatistics, labelsFromRecords, rankAllGroups, type GroupInterventions, type GroupStats } from "../analysis/index.js";
 import type { Diagnosis } from "../trace/index.js";
 
 export interface ModelSummary {
@@ -21,6 +21,8 @@ export interface RunSummary {
   models: ModelSummary[];
   /** Full per-model statistics (prevalence with intervals, deltas, classes), from the analysis stage. */
   statistics: GroupStats[];
+  /** Interventions ranked per model by leverage, explained with that model's numbers (src/analysis/interventions.ts). */
+  interventions: GroupInterventions[];
 }
 
 /** Summarises diagnoses per model with the analysis stage's statistics. */
@@ -42,5 +44,7 @@ export async function summarize(runId: string, annotator: string, counts: Record
       .slice(0, 3)
       .map((m) => ({ code: m.code, name: m.name, traces: m.counts.all, prevalence: m.prevalence.all ?? 0 })),
   }));
-  return { run_id: runId, annotator, counts, models, statistics: report.groups };
+  const rowsByModel = groupRows(load.rows, "model");
+  const interventions = rankAllGroups(report.groups, { rowsOf: (v) => rowsByModel.get(v) });
+  return { run_id: runId, annotator, counts, models, statistics: report.groups, interventions };
 }

@@ -1,0 +1,62 @@
+/**
+ * A deliberately simple completion-claim detector, used by the adapters and by replay to decide whether an assistant
+ * text claims the work is done. Rules, in order:
+ * 1. The text is split into sentences (on `.`, `!`, `?`, `;` and line breaks).
+ * 2. A sentence claims success when one of {@link CLAIM_PATTERNS} matches it ("root cause identified", "task is
+ *    complete", "I have fixed…", "I … found that …", "Done.", "verified", "tests pass", "agent_output.json written"…) and no negation
+ *    ({@link NEGATION_PATTERN}: "not", "no", "could not", "failed"…) occurs inside that match or in the
+ *    {@link NEGATION_REACH} characters before it ("not verified", "root cause has not been identified"), so
+ *    "Verified: no alert is firing" still claims.
+ * 3. The text claims success when any sentence does.
+ * It is a heuristic over wording; the guards treat *every* attempt to end a run as a claim unless told otherwise, so a
+ * missed phrase does not let an unverified completion through.
+ */
+
+export const CLAIM_PATTERNS: readonly RegExp[] = [
+  /\broot[- ]?cause\b[^.!?\n]{0,30}\b(?:identified|found|determined|confirmed|located|pinpointed)\b/i,
+  /\b(?:identified|found|determined|confirmed)\b[^.!?\n]{0,20}\broot[- ]?cause\b/i,
+  /\bthe root[- ]?cause (?:is|was)\b/i,
+  /\b(?:i|we)(?:'ve| have)?\s+(?:\w+\s+){0,6}?(?:found|determined|concluded|established)\s+that\b/i,
+  /\b(?:task|work|job|investigation|diagnosis|analysis|fix|remediation|implementation|everything|incident|issue|problem)\s+(?:is|has been|was|are)?\s*(?:now\s+)?(?:complete|completed|done|finished|resolved|fixed|mitigated)\b/i,
+  /\b(?:i|we)(?:'ve| have)\s+(?:now\s+)?(?:successfully\s+)?(?:completed|finished|fixed|resolved|verified|confirmed|identified|implemented|written|created|restored|mitigated)\b/i,
+  /(?:^|[\n.!]\s*)(?:all\s+)?done\b|\b(?:i'm|i am|we're|we are|it's|it is|that's|that is)\s+(?:all\s+)?done\b/i,
+  /\bverified\b/i,
+  /\b(?:successfully|resolved|fixed)\b/i,
+  /\b(?:tests?|checks?|build|health ?checks?)\s+(?:now\s+|all\s+)?(?:pass|passes|passed|passing|succeed(?:s|ed)?|green|ok)\b/i,
+  /\bagent_output\.json\b[^.!?\n]{0,40}\b(?:written|created|saved|updated|complete)\b/i,
+];
+
+export const NEGATION_PATTERN =
+  /\b(?:not|never|no|unable|cannot|can't|couldn't|could not|didn't|did not|haven't|have not|hasn't|has not|isn't|is not|wasn't|was not|failed|yet to|still need|unresolved|unverified)\b/i;
+
+/** How far before a claim phrase a negation still negates it (about three words). */
+export const NEGATION_REACH = 16;
+
+export interface ClaimDetection {
+  claimsSuccess: boolean;
+  /** The sentence that made the claim, when there is one. */
+  sentence?: string;
+}
+
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?;])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function detectCompletionClaim(text: string): ClaimDetection {
+  for (const s of sentences(text))
+    for (const re of CLAIM_PATTERNS)
+      for (const m of s.matchAll(new RegExp(re.source, `${re.flags}g`))) {
+        const scope = s.slice(Math.max(0, m.index - NEGATION_REACH), m.index + m[0].length);
+        if (!NEGATION_PATTERN.test(scope)) return { claimsSuccess: true, sentence: s };
+      }
+  return { claimsSuccess: false };
+}
+
+/** True when the text ends by asking something: the turn hands control to the user rather than ending the run. */
+export function endsWithQuestion(text: string): boolean {
+  const lines = text.split("\n").map((l) => l.replace(/[\s*_`"'’)\]]+$/u, "")).filter(Boolean);
+  return lines.at(-1)?.endsWith("?") ?? false;
+}

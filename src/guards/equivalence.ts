@@ -1,0 +1,46 @@
+/**
+ * When two tool calls are "the same call": argument normalisation for loop detection.
+ * Key order, whitespace inside strings and JSON-encoded argument strings do not make calls different; keys the
+ * user declares volatile (timestamps, request ids) are ignored wherever they appear.
+ */
+
+// Argument equivalence is shared with the rule detectors: one definition of "the same call" (src/trace/actions.ts).
+import { callKey, type ArgsEquivalenceOptions } from "../trace/actions.js";
+export { DEFAULT_IGNORED_KEYS, normalizeArgs, canonicalJson, callKey, type ArgsEquivalenceOptions } from "../trace/actions.js";
+
+/** True when two calls are equivalent under the options. */
+export function sameCall(a: { name: string; args?: unknown }, b: { name: string; args?: unknown }, opts: ArgsEquivalenceOptions = {}): boolean {
+  return callKey(a.name, a.args, opts) === callKey(b.name, b.args, opts);
+}
+
+/**
+ * What a tool result "said", for the polling rule: a repeated call whose result changed is progress.
+ * `volatile` patterns (e.g. a clock printed in every output) are removed first so they do not count as change.
+ */
+export function resultFingerprint(r: { output?: string; exitCode?: number; isError?: boolean }, volatile: readonly RegExp[] = []): string {
+  let out = r.output ?? "";
+  for (const re of volatile) out = out.replace(new RegExp(re.source, re.flags.includes("g") ? re.flags : `${re.flags}g`), "");
+  return `${r.exitCode ?? ""}|${r.isError ? 1 : 0}|${out.replace(/\s+/g, " ").trim()}`;
+}
+
+/** Lower-cased words of a text (letters, digits, underscores). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/**
+ * Similarity of two messages in [0, 1]: Jaccard overlap of word bigrams (word sets for very short texts).
+ * Identical normalised texts, including two empty ones, score 1.
+ */
+export function textSimilarity(a: string, b: string): number {
+  const wa = words(a);
+  const wb = words(b);
+  if (wa.join(" ") === wb.join(" ")) return 1;
+  const grams = (w: string[]) => (w.length < 3 ? new Set(w) : new Set(w.slice(1).map((x, i) => `${w[i]} ${x}`)));
+  const ga = grams(wa);
+  const gb = grams(wb);
+  if (ga.size === 0 || gb.size === 0) return 0;
+  let inter = 0;
+  for (const g of ga) if (gb.has(g)) inter++;
+  return inter / (ga.size + gb.size - inter);
+}

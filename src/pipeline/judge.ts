@@ -1,0 +1,189 @@
+import { createWriteStream, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { readTraces, type Diagnostic, type ReadOptions } from "../formats/index.js";
+import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
+import { Store } from "../store/index.js";
+import { mast } from "../taxonomy/index.js";
+import { vectorFromFindings, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
+import { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
+
+/**
+ * The judge job: ingest → rules (hints and outcome) → LLM judge → store → findings.jsonl, streaming, with a bounded
+ * number of traces judged at once and results written in input order.
+ *
+ * Two shapes of result:
+ * - `faultline judge`: one diagnosis per trace, annotator `llm:<model>`. When rule hints are given (the default), rule
+ *   findings the judge did not refute stay in it, each finding keeping its own `detector`, and
+ *   `signals.provenance` says per present mode whether it came from the rules, the judge, or both.
+ * - `faultline analyze --judge` (`combine`): the rules diagnosis is stored as usual (annotator `rules@…`), and the
+ *   line written to findings.jsonl and stored beside it is the combined diagnosis, annotator `rules+llm:<model>`:
+ *   every rule finding and every verified judge finding, the vector derived from both, `signals.provenance` per
+ *   present mode, the rule signals at the top level of `signals` and the judge's under `signals.judge`. A trace the
+ *   judge could not judge gets `modes: null` and an `error` in the combined record; its rules diagnosis is still in
+ *   the store.
+ */
+
+/** What reading, the rules and one judge call need (shared by the run and the dry run). */
+export interface JudgeInputOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
+  judge: Omit<JudgeOptions, "cache" | "outcome" | "taxonomy">;
+  /** Traces judged at once (each trace's calls are sequential). Default 4. */
+  concurrency?: number;
+  /** Give the rule findings to the judge as hints to confirm or refute (default true). */
+  hints?: boolean;
+  onDiagnostic?: (d: Diagnostic) => void;
+}
+
+export interface JudgeRunOptions extends JudgeInputOptions {
+  out: string;
+  db: string;
+  /** `analyze --judge`: store the rules diagnosis too and write the combined diagnosis. */
+  combine?: boolean;
+  /** Call cache: default the store's own (`--db`); another JudgeCache (a JSONL file); null for none. */
+  cache?: JudgeCache | null;
+  onTrace?: (d: Diagnosis, j: TraceJudgement) => void;
+}
+
+export interface JudgeRunCounts {
+  files: number;
+  traces: number;
+  annotated: number;
+  failed: number;
+  errors: number;
+  warnings: number;
+  skipped_lines: number;
+  skipped_traces: number;
+  refused_files: number;
+  [k: string]: number;
+}
+
+export interface JudgeRunResult {
+  runId: string;
+  annotator: string;
+  diagnoses: Diagnosis[];
+  counts: JudgeRunCounts;
+  totals: JudgeTotals;
+  findingsPath: string;
+  /** Cache entries that were present but unreadable (store cache only). */
+  unreadableCacheEntries: number;
+}
+
+export const judgeAnnotator = (model: string, combine = false): string => (combine ? `rules+llm:${model}` : `llm:${model}`);
+
+const BATCH = 50;
+
+interface Item {
+  trace: Trace;
+  rules: Diagnosis;
+}
+
+export function emptyCounts(): JudgeRunCounts {
+  return { files: 0, traces: 0, annotated: 0, failed: 0, errors: 0, warnings: 0, skipped_lines: 0, skipped_traces: 0, refused_files: 0 };
+}
+
+/** Reads traces and runs the rule detectors on each (their findings are the judge's hints, their outcome its outcome). */
+async function* withRules(paths: string[], opts: JudgeInputOptions, counts: JudgeRunCounts): AsyncGenerator<Item> {
+  for await (const ev of readTraces(paths, { format: opts.format, groundTruth: opts.groundTruth, onFile: opts.onFile })) {
+    if (ev.type === "file") {
+      counts.files++;
+      counts.skipped_lines += ev.file.skippedLines;
+      counts.skipped_traces += ev.file.skippedTraces;
+      if (ev.file.role === "refused") counts.refused_files++;
+      continue;
+    }
+    if (ev.type === "diagnostic") {
+      if (ev.diagnostic.level === "error") counts.errors++;
+      if (ev.diagnostic.level === "warning") counts.warnings++;
+      opts.onDiagnostic?.(ev.diagnostic);
+      continue;
+    }
+    yield { trace: ev.trace, rules: await diagnoseTrace(ev.trace, opts) };
+  }
+}
+
+function judgeOptionsFor(item: Item, opts: JudgeInputOptions, cache: JudgeCache | undefined): JudgeOptions {
+  return { ...opts.judge, taxonomy: opts.taxonomy, cache, outcome: () => item.rules.outcome };
+}
+
+const hintsOf = (item: Item, opts: JudgeInputOptions): Finding[] => (opts.hints === false ? [] : item.rules.findings);
+
+/** The combined rules + judge diagnosis (see the module comment). */
+export function combineDiagnoses(rules: Diagnosis, judged: TraceJudgement, annotator: string, hinted: boolean, codes: readonly string[] = mast.codes): Diagnosis {
+  const signals: Record<string, unknown> = { ...rules.signals, judge: judged.signals };
+  if (judged.failed)
+    return { ...rules, annotator, modes: null, findings: [], signals, error: `judge: ${judged.diagnosis.error}; the rules diagnosis is stored under ${rules.annotator}` };
+  if (rules.modes === null) signals.rules_error = rules.error;
+  const j = judged.diagnosis;
+  // With hints the judge already merged the rule findings (and applied --refuted-hints); without, merge here.
+  const judgeDetector = j.annotator;
+  const findings = hinted ? j.findings : [...rules.findings, ...j.findings.filter((f) => f.detector === judgeDetector)];
+  const modes = vectorFromFindings(codes, findings);
+  const provenance: Record<string, "rules" | "judge" | "both"> = {};
+  for (const code of codes) {
+    if (modes[code] !== 1) continue;
+    const byJudge = findings.some((f) => f.mode === code && f.detector === judgeDetector);
+    const byRules = findings.some((f) => f.mode === code && f.detector !== judgeDetector);
+    provenance[code] = byJudge && byRules ? "both" : byJudge ? "judge" : "rules";
+  }
+  signals.provenance = provenance;
+  const { error: _error, ...base } = rules;
+  return { ...base, annotator, modes, findings, signals };
+}
+
+/** Runs the judge over `paths`, writes findings.jsonl and stores the run. Never throws for a trace's failure. */
+export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<JudgeRunResult> {
+  mkdirSync(opts.out, { recursive: true });
+  const taxonomy = opts.taxonomy ?? mast;
+  const modelName = opts.judge.model.model;
+  const annotator = judgeAnnotator(modelName, opts.combine);
+  const store = new Store(opts.db);
+  const storeCache = opts.cache === undefined ? new StoreCache(store) : undefined;
+  const cache = storeCache ?? opts.cache ?? undefined;
+  const runId = store.beginRun(paths, annotator, taxonomy.version);
+  const findingsPath = join(opts.out, "findings.jsonl");
+  const out = createWriteStream(findingsPath);
+  const counts = emptyCounts();
+  const totals = emptyTotals();
+  const diagnoses: Diagnosis[] = [];
+  let batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
+  const flush = () => {
+    if (batch.length) store.saveBatch(runId, batch);
+    batch = [];
+  };
+  try {
+    const judged = mapOrdered(withRules(paths, opts, counts), opts.concurrency ?? 4, async (item) => ({
+      item,
+      judgement: await judgeTrace(item.trace, hintsOf(item, opts), judgeOptionsFor(item, opts, cache)),
+    }));
+    for await (const { item, judgement } of judged) {
+      const d = opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis;
+      addToTotals(totals, judgement, opts.judge.model.price);
+      counts.traces++;
+      if (d.modes) counts.annotated++;
+      else counts.failed++;
+      if (!out.write(`${JSON.stringify(d)}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
+      diagnoses.push(d);
+      if (opts.combine) batch.push({ trace: item.trace, diagnosis: item.rules });
+      batch.push({ trace: item.trace, diagnosis: d });
+      if (batch.length >= BATCH) flush();
+      opts.onTrace?.(d, judgement);
+    }
+    flush();
+    store.finishRun(runId, counts);
+  } finally {
+    await new Promise<void>((r) => out.end(r));
+    await cache?.close();
+    store.close();
+  }
+  return { runId, annotator, diagnoses, counts, totals, findingsPath, unreadableCacheEntries: storeCache?.unreadable ?? 0 };
+}
+
+export interface PlannedTrace {
+  trace: Trace;
+  rules: Diagnosis;
+  plan: JudgePlan;
+}
+
+/** The dry run: the calls each trace would need, built exactly as a real run builds them, and nothing sent. */
+export async function* planRun(paths: string[], opts: JudgeInputOptions, counts: JudgeRunCounts = emptyCounts()): AsyncGenerator<PlannedTrace> {
+  for await (const item of withRules(paths, opts, counts)) yield { ...item, plan: planJudgement(item.trace, hintsOf(item, opts), judgeOptionsFor(item, opts, undefined)) };
+}

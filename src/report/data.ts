@@ -1,0 +1,92 @@
+import { groupLabel } from "../analysis/index.js";
+import { mast, type Taxonomy } from "../taxonomy/index.js";
+import type { Diagnosis } from "../trace/index.js";
+import type { RunSummary } from "./summary.js";
+
+/*
+ * What every report renders (Markdown, CSV, HTML): the run summary as written to summary.json — the only source of
+ * the statistics shown — plus per-trace rows with their evidence and the modes-per-failed-trace histogram, both
+ * counted straight from the diagnoses. Renderers format; they never compute a statistic.
+ */
+
+export interface TraceFinding {
+  mode: string;
+  name: string;
+  confidence: number;
+  steps: number[];
+  agent?: string;
+  evidence: string;
+  detector: string;
+  rationale?: string;
+}
+
+export interface TraceEntry {
+  trace_id: string;
+  /** The model group the trace falls in (`(none)` without a model), as in summary.json. */
+  model: string;
+  framework: string | null;
+  source: { file: string; format: string; index: number };
+  success: boolean | null;
+  score: number | null;
+  metric: string | null;
+  /** Codes of the modes present; null when the trace could not be annotated. */
+  modes: string[] | null;
+  findings: TraceFinding[];
+  error?: string;
+}
+
+export interface ReportData {
+  summary: RunSummary;
+  taxonomy: Taxonomy;
+  /** Per model: counts[k] = annotated failed traces with exactly k distinct modes (k = 0 … max seen). */
+  modesPerFailed: { model: string; counts: number[] }[];
+  traces: TraceEntry[];
+}
+
+const outcomeOrder = (s: boolean | null) => (s === false ? 0 : s === null ? 1 : 2);
+
+/** Builds the report data from a run summary and the diagnoses it summarises. */
+export function buildReportData(summary: RunSummary, diagnoses: readonly Diagnosis[], taxonomy: Taxonomy = mast): ReportData {
+  const names = new Map(taxonomy.modes.map((m) => [m.code, m.name]));
+  const traces: TraceEntry[] = diagnoses.map((d) => {
+    const present = d.modes ? taxonomy.codes.filter((c) => d.modes![c] === 1) : null;
+    return {
+      trace_id: d.trace_id,
+      model: groupLabel(d.model),
+      framework: d.framework,
+      source: d.source,
+      success: d.outcome.success,
+      score: d.outcome.score ?? null,
+      metric: d.outcome.metric ?? null,
+      modes: present,
+      findings: d.findings.map((f) => ({
+        mode: f.mode,
+        name: names.get(f.mode) ?? f.mode,
+        confidence: f.confidence,
+        steps: f.steps,
+        ...(f.agent ? { agent: f.agent } : {}),
+        evidence: f.evidence,
+        detector: f.detector,
+        ...(f.rationale ? { rationale: f.rationale } : {}),
+      })),
+      ...(d.error ? { error: d.error } : {}),
+    };
+  });
+  traces.sort(
+    (a, b) =>
+      a.model.localeCompare(b.model) ||
+      outcomeOrder(a.success) - outcomeOrder(b.success) ||
+      (b.modes?.length ?? -1) - (a.modes?.length ?? -1) ||
+      a.trace_id.localeCompare(b.trace_id),
+  );
+  const histograms = new Map<string, number[]>();
+  for (const t of traces) {
+    if (t.success !== false || t.modes === null) continue;
+    const h = histograms.get(t.model) ?? [];
+    while (h.length <= t.modes.length) h.push(0);
+    h[t.modes.length]!++;
+    histograms.set(t.model, h);
+  }
+  const modesPerFailed = summary.models.map((m) => ({ model: m.model, counts: histograms.get(m.model) ?? [] }));
+  return { summary, taxonomy, modesPerFailed, traces };
+}

@@ -1,0 +1,201 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { corpus } from "../testing/corpus.js";
+import { buildReportData } from "./data.js";
+import { HOSTILE, hostileRun } from "../testing/report-fixtures.js";
+import { renderHtml } from "./html.js";
+import { summarize, type RunSummary } from "./summary.js";
+
+/*
+ * report.html in a real browser: `faultline analyze ../shared/corpus` (the CLI, end to end), then Debian's headless
+ * Chromium through playwright-core. Checks that the page renders with its own styles, loads nothing, runs nothing,
+ * and that every number it shows equals summary.json. Screenshots go to out/report-screenshots/ (git-ignored).
+ * Without /usr/bin/chromium the tests are skipped with a note; under CI=true a missing browser fails them.
+ */
+
+const REPO = resolve(import.meta.dirname, "..", "..");
+const CHROMIUM = process.env.FAULTLINE_CHROMIUM ?? "/usr/bin/chromium";
+const haveBrowser = existsSync(CHROMIUM);
+if (!haveBrowser && !process.env.CI) console.warn(`report browser test: ${CHROMIUM} not found, skipping (apt-get install chromium)`);
+const SCREENSHOTS = join(REPO, "out", "report-screenshots");
+
+/** The formatting rules the report promises (html.ts formatNumber), written out again independently. */
+function expectedText(value: number | null, format: string): string {
+  if (value === null) return "–";
+  if (format === "pct") return `${Math.round(value * 100)}%`;
+  if (format === "int") return String(value);
+  if (format === "num2") return value.toFixed(2);
+  if (format === "pp") return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+  if (format === "p") return value < 0.001 ? "<0.001" : value.toFixed(3);
+  throw new Error(`unknown format ${format}`);
+}
+
+function at(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.replace(/\[(\d+)\]/g, ".$1").split(".")) cur = (cur as Record<string, unknown> | undefined)?.[part];
+  return cur;
+}
+
+interface Tagged {
+  key: string;
+  value: string;
+  format: string;
+  text: string;
+}
+
+/** Elements as the page sees them; the callbacks run in the browser (typed loosely: this file has no DOM types). */
+type El = { getAttribute(name: string): string | null; textContent: string | null };
+
+describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () => {
+  let browser: Browser;
+  let work: string;
+  let out: string;
+  let summary: RunSummary;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "faultline-report-"));
+    out = join(work, "out");
+    const r = spawnSync(process.execPath, [join(REPO, "bin", "faultline.js"), "analyze", corpus(), "--out", out, "--db", join(work, "store.db"), "--quiet"], {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    if (r.status !== 0 && r.status !== 2) throw new Error(`faultline analyze failed (${r.status}): ${r.stderr}`);
+    summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as RunSummary;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** Opens a file with every network request refused and recorded, and script errors, dialogs and console errors collected. */
+  async function open(file: string): Promise<{ page: Page; requests: string[]; problems: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const requests: string[] = [];
+    const problems: string[] = [];
+    const self = pathToFileURL(file).href;
+    await page.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url === self) return route.continue();
+      requests.push(url);
+      return route.abort();
+    });
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("dialog", (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    await page.goto(self, { waitUntil: "load" });
+    return { page, requests, problems };
+  }
+
+  it("analyze wrote report.html, report.md and the CSVs beside findings.jsonl and summary.json", () => {
+    for (const f of ["findings.jsonl", "summary.json", "report.html", "report.md", "traces.csv", "groups.csv", "interventions.csv"]) expect(existsSync(join(out, f)), f).toBe(true);
+    expect(summary.counts.traces).toBeGreaterThan(500);
+    expect(summary.statistics.length).toBeGreaterThan(5);
+  });
+
+  it("renders offline with its own styles: no request, no script, no console error", async () => {
+    const { page, requests, problems } = await open(join(out, "report.html"));
+    try {
+      expect(requests).toEqual([]);
+      expect(problems).toEqual([]);
+      expect(await page.locator("script").count()).toBe(0);
+      // the inline style block applied (the CSP allows it by hash): the body font is the report's, tables collapse
+      expect(await page.locator("table").first().evaluate((t: { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { borderCollapse: string } } } }) => t.ownerDocument.defaultView.getComputedStyle(t).borderCollapse)).toBe("collapse");
+      for (const id of ["models", "heatmap", "deltas", "modes-per-failed", "cooccurrence", "interventions", "traces"]) {
+        const box = await page.locator(`section#${id}`).boundingBox();
+        expect(box?.height ?? 0, id).toBeGreaterThan(40);
+      }
+      expect(await page.locator("#heatmap svg rect").count()).toBeGreaterThanOrEqual(summary.statistics.length * 14);
+      expect(await page.locator("#deltas svg").count()).toBe(summary.statistics.filter((g) => g.successes > 0 && g.failures > 0 && g.annotated > 0).length);
+      expect(await page.locator("#traces tbody tr").count()).toBe(Math.min(summary.counts.traces!, 5000));
+      await page.screenshot({ path: join(SCREENSHOTS, "corpus-report.png"), fullPage: false });
+      await page.locator("#heatmap").screenshot({ path: join(SCREENSHOTS, "corpus-heatmap.png") });
+      await page.locator("#interventions").screenshot({ path: join(SCREENSHOTS, "corpus-interventions.png") });
+      expect(existsSync(join(SCREENSHOTS, "corpus-report.png"))).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("every number shown equals summary.json", async () => {
+    const { page } = await open(join(out, "report.html"));
+    try {
+      const tagged: Tagged[] = await page.locator("[data-key]").evaluateAll((els: El[]) =>
+        els.map((e) => ({ key: e.getAttribute("data-key")!, value: e.getAttribute("data-value")!, format: e.getAttribute("data-format")!, text: e.textContent ?? "" })),
+      );
+      // per model: 14 heatmap cells and 10 numbers in the models table, at least
+      expect(tagged.length).toBeGreaterThanOrEqual(summary.statistics.length * 24);
+      const mismatches: string[] = [];
+      for (const t of tagged) {
+        const expected = at(summary, t.key);
+        if (expected === undefined || (expected !== null && typeof expected !== "number")) {
+          mismatches.push(`${t.key}: not a number in summary.json`);
+          continue;
+        }
+        if ((t.value === "null" ? null : Number(t.value)) !== expected) mismatches.push(`${t.key}: data-value ${t.value} ≠ ${expected}`);
+        if (t.text !== expectedText(expected, t.format)) mismatches.push(`${t.key}: shows "${t.text}", summary.json gives ${expected}`);
+      }
+      expect(mismatches).toEqual([]);
+      // every model's headline numbers are among them
+      summary.statistics.forEach((g, i) => {
+        for (const k of ["traces", "failures", "success_rate.estimate", "modes_per_failed_trace.mean"]) expect(tagged.some((t) => t.key === `statistics[${i}].${k}`), `${g.value} ${k}`).toBe(true);
+        for (let j = 0; j < g.modes.length; j++) expect(tagged.some((t) => t.key === `statistics[${i}].modes[${j}].prevalence.all`)).toBe(true);
+      });
+      expect(tagged.filter((t) => t.key.startsWith("interventions[")).length).toBeGreaterThan(0);
+
+      // the modes-per-failed-trace histograms (counted from findings.jsonl) agree with summary.json's mean and n
+      const bars: { model: string; k: number; n: number }[] = await page.locator("[data-histogram]").evaluateAll((els: El[]) =>
+        els.map((e) => ({ model: e.getAttribute("data-histogram")!, k: Number(e.getAttribute("data-modes")), n: Number(e.getAttribute("data-count")) })),
+      );
+      for (const g of summary.statistics.filter((x) => x.modes_per_failed_trace.n > 0)) {
+        const mine = bars.filter((b) => b.model === g.value);
+        const n = mine.reduce((s, b) => s + b.n, 0);
+        expect(n, g.value).toBe(g.modes_per_failed_trace.n);
+        expect(mine.reduce((s, b) => s + b.k * b.n, 0) / n).toBeCloseTo(g.modes_per_failed_trace.mean!, 10);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows hostile trace text as text and runs none of it", async () => {
+    const diagnoses = hostileRun();
+    const s = await summarize("hostile", "rules@test", { traces: diagnoses.length }, diagnoses);
+    const file = join(work, "hostile.html");
+    writeFileSync(file, renderHtml(buildReportData(s, diagnoses)));
+    const { page, requests, problems } = await open(file);
+    try {
+      expect(problems).toEqual([]); // no alert dialog, no script error
+      expect(requests).toEqual([]); // the <img src=x> in the text never loaded
+      expect(await page.locator("script, img, iframe").count()).toBe(0);
+      const row = page.locator("#traces tbody tr").filter({ hasText: "alert(" }).first();
+      await row.locator("summary").first().click();
+      const quote = (await row.locator("blockquote").first().textContent()) ?? "";
+      expect(quote).toContain(HOSTILE.script);
+      expect(quote).toContain(HOSTILE.img);
+      expect(quote).toContain(HOSTILE.js);
+      expect(quote).toContain("rtl⟦U+202E⟧txt.exe");
+      expect(quote).toContain("bad\uFFFD half\uFFFD nul\uFFFD");
+      expect(await page.locator("a[href^='javascript']").count()).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, "hostile-report.png"), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+});

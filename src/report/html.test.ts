@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { buildReportData } from "./data.js";
+import { cleanText, escapeHtml } from "./escape.js";
+import { HOSTILE, hostileRun } from "../testing/report-fixtures.js";
+import { renderHtml } from "./html.js";
+import { summarize } from "./summary.js";
+
+/** No unpaired surrogate (String.prototype.isWellFormed is ES2024, beyond this project's lib). */
+const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+/** Reads `a.b[2].c` from an object. */
+function at(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.replace(/\[(\d+)\]/g, ".$1").split(".")) cur = (cur as Record<string, unknown>)?.[part];
+  return cur;
+}
+
+describe("escapeHtml", () => {
+  it("turns markup into text", () => {
+    expect(escapeHtml(HOSTILE.script)).toBe("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(escapeHtml(HOSTILE.img)).toBe("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(escapeHtml(`a & b ' c`)).toBe("a &amp; b &#39; c");
+    // javascript: is harmless as text; the report never puts trace text in a URL (checked on the page below)
+    expect(escapeHtml(HOSTILE.js)).toBe(HOSTILE.js);
+    expect(escapeHtml(null)).toBe("");
+    expect(escapeHtml(42)).toBe("42");
+  });
+
+  it("repairs broken Unicode and makes invisible controls visible", () => {
+    expect(cleanText("bad\uD800")).toBe("bad\uFFFD"); // lone high surrogate
+    expect(cleanText("\uDC00half")).toBe("\uFFFDhalf"); // lone low surrogate
+    expect(cleanText("\uD83D\uDE00")).toBe("😀"); // a valid pair is kept
+    expect(cleanText("nul\u0000 bell\u0007 del\u007F")).toBe("nul\uFFFD bell\uFFFD del\uFFFD");
+    expect(cleanText("tab\tnew\nline\r")).toBe("tab\tnew\nline\r");
+    expect(cleanText("rtl\u202Etxt.exe")).toBe("rtl⟦U+202E⟧txt.exe");
+    const out = escapeHtml(HOSTILE.broken);
+    expect(wellFormed(out)).toBe(true);
+    expect(wellFormed(HOSTILE.broken)).toBe(false);
+    expect(out).not.toMatch(/[\u0000\u202E]/);
+  });
+});
+
+describe("renderHtml", async () => {
+  const diagnoses = hostileRun();
+  const summary = await summarize("run-1", "rules@test", { traces: diagnoses.length, annotated: diagnoses.length - 1, failed: 1, files: 1, errors: 0 }, diagnoses);
+  const html = renderHtml(buildReportData(summary, diagnoses));
+
+  it("runs no script and loads nothing: CSP, no script element, no handlers, no URLs from trace text", () => {
+    expect(html).not.toMatch(/<script/i);
+    // Every tag with its attributes. Text never holds a raw `<` or `"` (both are escaped), and attribute values are
+    // always double-quoted, so this split is exact; escaped text may say "onerror=" or "src=" harmlessly.
+    const tags = html.match(/<[^>]+>/g)!;
+    const attrs = tags.flatMap((t) => [...t.matchAll(/\s([a-zA-Z:-]+)="([^"]*)"/g)].map((m) => ({ name: m[1]!, value: m[2]! })));
+    expect(attrs.filter((a) => /^on/i.test(a.name))).toEqual([]);
+    expect(attrs.filter((a) => /^(src|srcset|action|formaction|xlink:href|background|poster)$/i.test(a.name))).toEqual([]);
+    for (const a of attrs.filter((x) => x.name === "href")) expect(a.value).toMatch(/^#[a-z-]+$/);
+    // trace text may sit in data-*, title and aria-label values (escaped, inert); no other attribute holds a URL
+    const inert = (n: string) => n.startsWith("data-") || n === "title" || n === "aria-label";
+    expect(attrs.filter((a) => !inert(a.name) && a.value.includes("://") && !(a.name === "xmlns" && a.value === "http://www.w3.org/2000/svg"))).toEqual([]);
+    expect(attrs.filter((a) => a.value.includes("url(")).map((a) => a.value)).toEqual(["url(#heat-legend)"]);
+    expect(tags.filter((t) => /^<(img|iframe|object|embed|link|base|form|input|audio|video|source|frame)\b/i.test(t))).toEqual([]);
+    expect(tags.filter((t) => /^<meta/i.test(t) && /refresh/i.test(t))).toEqual([]);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1]!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'none'");
+    // the only style allowed is the page's own block, by hash
+    const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    expect(csp).toContain(`'sha256-${createHash("sha256").update(css).digest("base64")}'`);
+    expect(html).not.toMatch(/\sstyle=/);
+  });
+
+  it("shows the hostile text escaped, where it was", () => {
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(html).toContain(HOSTILE.js); // as text in the evidence and the source file cell
+    expect(html).toContain("rtl⟦U+202E⟧txt.exe");
+    expect(wellFormed(html)).toBe(true);
+    expect(html).not.toContain("\u0000");
+  });
+
+  it("has one row per trace, and every tagged number equals summary.json", () => {
+    expect([...html.matchAll(/<tr data-trace=/g)]).toHaveLength(diagnoses.length);
+    const tagged = [...html.matchAll(/data-key="([^"]+)" data-value="([^"]+)" data-format="([a-z0-9]+)"/g)];
+    expect(tagged.length).toBeGreaterThan(100);
+    const json = JSON.parse(JSON.stringify(summary));
+    for (const [, key, value] of tagged) {
+      const expected = at(json, key!);
+      expect(expected, key).not.toBeUndefined();
+      expect(value === "null" ? null : Number(value), key).toBe(expected);
+    }
+    // the interventions section shows the ranking summary.json holds
+    expect(tagged.some(([, key]) => key!.startsWith("interventions["))).toBe(true);
+  });
+
+  it("respects the row cap and says how many traces were left out", () => {
+    const capped = renderHtml(buildReportData(summary, diagnoses), { maxTraces: 3 });
+    expect([...capped.matchAll(/<tr data-trace=/g)]).toHaveLength(3);
+    expect(capped).toContain(`${diagnoses.length - 3} more traces are not shown here`);
+  });
+});

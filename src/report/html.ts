@@ -1,0 +1,354 @@
+import { createHash } from "node:crypto";
+import { INTERVENTIONS, type GroupStats, type RankedIntervention } from "../analysis/index.js";
+import type { ReportData, TraceEntry } from "./data.js";
+import { escapeHtml as esc } from "./escape.js";
+
+/*
+ * report.html: one self-contained file that opens offline. Inline CSS (allowed by a hash in the Content Security
+ * Policy), inline SVG charts, no script, no external request (the CSP forbids both). Every number taken from
+ * summary.json carries `data-key` (its path in summary.json), `data-value` (the raw number) and `data-format`, so a
+ * test can check what is shown against the file. Every piece of trace text goes through escapeHtml.
+ */
+
+export interface HtmlOptions {
+  /** Per-trace rows shown at most (default 5000); the rest are counted, and are in findings.jsonl and traces.csv. */
+  maxTraces?: number;
+  /** Evidence quotes longer than this are cut, saying how much was cut (default 600 characters). */
+  maxEvidence?: number;
+}
+
+type Format = "pct" | "int" | "num2" | "pp" | "p";
+
+/** How each kind of number is shown; the browser test re-implements these rules to check the page. */
+export function formatNumber(value: number | null, format: Format): string {
+  if (value === null || !Number.isFinite(value)) return "–";
+  switch (format) {
+    case "pct":
+      return `${Math.round(value * 100)}%`;
+    case "int":
+      return String(value);
+    case "num2":
+      return value.toFixed(2);
+    case "pp":
+      return `${value >= 0 ? "+" : ""}${value.toFixed(1)}`;
+    case "p":
+      return value < 0.001 ? "<0.001" : value.toFixed(3);
+  }
+}
+
+/** A number from summary.json, shown and tagged with where it came from. */
+function stat(key: string, value: number | null, format: Format, tag = "span", attrs = ""): string {
+  return `<${tag}${attrs} data-key="${esc(key)}" data-value="${value === null ? "null" : String(value)}" data-format="${format}">${esc(formatNumber(value, format))}</${tag}>`;
+}
+
+const CSS = `
+:root{--fg:#1d2125;--muted:#5c6670;--line:#d8dde3;--bg:#fff;--soft:#f4f6f8;--fatal:#b2182b;--benign:#1a7f37;--und:#8a939c;--accent:#2457a6}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+header,main,footer{max-width:1200px;margin:0 auto;padding:0 20px}
+header{padding-top:18px}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:18px;margin:32px 0 8px;padding-top:8px;border-top:1px solid var(--line)}
+h3{font-size:15px;margin:18px 0 6px}
+p.note{color:var(--muted);margin:4px 0 10px;max-width:900px}
+.meta{color:var(--muted)}
+.meta code{font-size:12px}
+nav a{margin-right:12px;color:var(--accent);text-decoration:none}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
+.card{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 12px;min-width:110px}
+.card b{display:block;font-size:20px}
+.card small{color:var(--muted)}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
+th{background:var(--soft);font-weight:600}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.ci{color:var(--muted);font-size:12px}
+.scroll{overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(490px,1fr));gap:16px}
+.panel{border:1px solid var(--line);border-radius:6px;padding:8px 10px}
+.panel h3{margin-top:4px}
+svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.badge{display:inline-block;border-radius:3px;padding:0 5px;margin:1px 2px 1px 0;font-size:12px;background:#eef1f4;border:1px solid var(--line);white-space:nowrap}
+.badge.fatal{border-color:var(--fatal);color:var(--fatal)}
+.badge.benign{border-color:var(--benign);color:var(--benign)}
+.ok{color:var(--benign);font-weight:600}.bad{color:var(--fatal);font-weight:600}.unk{color:var(--muted)}
+ol.iv{padding-left:22px}
+ol.iv li{margin:0 0 10px}
+ol.iv .lev{font-weight:600}
+details{margin:2px 0}
+details summary{cursor:pointer}
+blockquote{margin:4px 0 6px;padding:4px 8px;border-left:3px solid var(--line);background:var(--soft);white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;max-height:16em;overflow:auto}
+td.id{word-break:break-all;max-width:280px}
+td.id small{color:var(--muted)}
+footer{color:var(--muted);font-size:12px;padding:24px 20px 40px}
+`;
+
+const CLASS_COLOUR: Record<string, string> = { fatal: "#b2182b", benign: "#1a7f37", undetermined: "#8a939c" };
+
+/** White → dark red by prevalence. */
+function heat(p: number | null): { fill: string; text: string } {
+  if (p === null) return { fill: "#f4f6f8", text: "#8a939c" };
+  const t = Math.max(0, Math.min(1, p));
+  const mix = (a: number, b: number) => Math.round(a + (b - a) * t);
+  return { fill: `rgb(${mix(255, 178)},${mix(255, 24)},${mix(255, 43)})`, text: t > 0.55 ? "#ffffff" : "#1d2125" };
+}
+
+const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+function section(id: string, title: string, body: string, note?: string): string {
+  return `<section id="${id}"><h2>${esc(title)}</h2>${note ? `<p class="note">${note}</p>` : ""}${body}</section>`;
+}
+
+function cards(d: ReportData): string {
+  const c = d.summary.counts;
+  const card = (key: string, label: string) =>
+    key in c ? `<div class="card">${stat(`counts.${key}`, c[key] ?? null, "int", "b")}<small>${esc(label)}</small></div>` : "";
+  return `<div class="cards">${card("traces", "traces")}${card("annotated", "annotated")}${card("failed", "could not be annotated")}${card("files", "files")}${card("errors", "read errors")}${card("skipped_traces", "skipped traces")}${card("refused_files", "refused files")}<div class="card"><b>${esc(d.summary.models.length)}</b><small>models</small></div></div>`;
+}
+
+function modelsTable(d: ReportData): string {
+  const rows = d.summary.statistics
+    .map((g, i) => {
+      const k = `statistics[${i}]`;
+      const sr = g.success_rate;
+      const mpf = g.modes_per_failed_trace;
+      return `<tr><td>${esc(g.value)}</td><td class="n">${stat(`${k}.traces`, g.traces, "int")}</td><td class="n">${stat(`${k}.annotated`, g.annotated, "int")}</td><td class="n">${stat(`${k}.successes`, g.successes, "int")}</td><td class="n">${stat(`${k}.failures`, g.failures, "int")}</td><td class="n">${stat(`${k}.unknown_outcome`, g.unknown_outcome, "int")}</td><td class="n">${stat(`${k}.success_rate.estimate`, sr.estimate, "pct")}${sr.estimate === null ? "" : ` <span class="ci">[${stat(`${k}.success_rate.lo`, sr.lo, "pct")}, ${stat(`${k}.success_rate.hi`, sr.hi, "pct")}]</span>`}</td><td class="n">${stat(`${k}.modes_per_failed_trace.mean`, mpf.mean, "num2")}${mpf.lo === null ? "" : ` <span class="ci">[${stat(`${k}.modes_per_failed_trace.lo`, mpf.lo, "num2")}, ${stat(`${k}.modes_per_failed_trace.hi`, mpf.hi, "num2")}]</span>`}</td></tr>`;
+    })
+    .join("");
+  return `<div class="scroll"><table><thead><tr><th>model</th><th class="n">traces</th><th class="n">annotated</th><th class="n">successes</th><th class="n">failures</th><th class="n">unknown</th><th class="n">success rate [95% CI]</th><th class="n">modes per failed trace [95% CI]</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function heatmap(d: ReportData): string {
+  const codes = d.taxonomy.codes;
+  const groups = d.summary.statistics;
+  const labelW = 230;
+  const cellW = 46;
+  const cellH = 22;
+  const top = 40;
+  const width = labelW + codes.length * cellW + 10;
+  const height = top + groups.length * cellH + 40;
+  const names = new Map(d.taxonomy.modes.map((m) => [m.code, m.name]));
+  const head = codes
+    .map((c, j) => `<text x="${labelW + j * cellW + cellW / 2}" y="${top - 10}" text-anchor="middle" font-size="12" font-weight="600"><title>${esc(`FM-${c} ${names.get(c) ?? ""}`)}</title>${esc(c)}</text>`)
+    .join("");
+  const body = groups
+    .map((g, i) => {
+      const y = top + i * cellH;
+      const label = `<text x="${labelW - 8}" y="${y + cellH / 2 + 4}" text-anchor="end" font-size="12"><title>${esc(`${g.value} — ${g.annotated} annotated traces`)}</title>${esc(short(g.value, 32))}</text>`;
+      const cells = codes
+        .map((c, j) => {
+          const mi = g.modes.findIndex((m) => m.code === c);
+          const m = g.modes[mi];
+          const p = m?.prevalence.all ?? null;
+          const colour = heat(p);
+          const x = labelW + j * cellW;
+          const tip = m ? `${g.value} · FM-${c} ${m.name}: ${m.counts.all} of ${m.judged.all} annotated traces` : `${g.value} · FM-${c}: not judged`;
+          return `<g><title>${esc(tip)}</title><rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" fill="${colour.fill}" rx="2"/>${stat(`statistics[${i}].modes[${mi}].prevalence.all`, p, "pct", "text", ` x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle" font-size="11" fill="${colour.text}"`)}</g>`;
+        })
+        .join("");
+      return label + cells;
+    })
+    .join("");
+  const legendY = top + groups.length * cellH + 16;
+  const legend = `<defs><linearGradient id="heat-legend"><stop offset="0" stop-color="${heat(0).fill}"/><stop offset="1" stop-color="${heat(1).fill}"/></linearGradient></defs><rect x="${labelW}" y="${legendY}" width="200" height="10" fill="url(#heat-legend)" stroke="#d8dde3"/><text x="${labelW - 8}" y="${legendY + 9}" text-anchor="end" font-size="11">0%</text><text x="${labelW + 208}" y="${legendY + 9}" font-size="11">100% of annotated traces</text>`;
+  return `<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Prevalence of each failure mode per model" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${head}${body}${legend}</svg></div>`;
+}
+
+function deltaChart(g: GroupStats, i: number): string {
+  const rowH = 17;
+  const top = 22;
+  const labelW = 44;
+  const plotW = 280;
+  const valueW = 140;
+  const width = labelW + plotW + valueW;
+  const height = top + g.modes.length * rowH + 22;
+  const x = (pp: number) => labelW + ((Math.max(-100, Math.min(100, pp)) + 100) / 200) * plotW;
+  const axis = `<line x1="${x(0)}" y1="${top - 6}" x2="${x(0)}" y2="${height - 18}" stroke="#5c6670"/>${[-100, -50, 50, 100]
+    .map((t) => `<line x1="${x(t)}" y1="${top - 4}" x2="${x(t)}" y2="${height - 18}" stroke="#eef1f4"/><text x="${x(t)}" y="${height - 6}" text-anchor="middle" font-size="10" fill="#5c6670">${t > 0 ? "+" : ""}${t}</text>`)
+    .join("")}<text x="${x(0)}" y="${height - 6}" text-anchor="middle" font-size="10" fill="#5c6670">0</text><text x="${labelW}" y="12" font-size="11" fill="#5c6670">more in successes ←</text><text x="${labelW + plotW}" y="12" text-anchor="end" font-size="11" fill="#5c6670">→ more in failures (pp)</text>`;
+  const rows = g.modes
+    .map((m, j) => {
+      const y = top + j * rowH;
+      const d = m.delta_pp;
+      const colour = CLASS_COLOUR[m.class] ?? "#8a939c";
+      const key = `statistics[${i}].modes[${j}]`;
+      const tip = `FM-${m.code} ${m.name}: failed ${m.counts.failed}/${m.judged.failed}, successful ${m.counts.successful}/${m.judged.successful}; ${m.class} — ${m.reason}`;
+      const bar =
+        d.value === null
+          ? ""
+          : `<rect x="${Math.min(x(0), x(d.value))}" y="${y + 3}" width="${Math.max(1, Math.abs(x(d.value) - x(0)))}" height="${rowH - 6}" fill="${colour}" opacity="0.8"/>` +
+            (d.lo !== null && d.hi !== null ? `<line x1="${x(d.lo)}" y1="${y + rowH / 2}" x2="${x(d.hi)}" y2="${y + rowH / 2}" stroke="#1d2125" stroke-width="1.2"/><line x1="${x(d.lo)}" y1="${y + 4}" x2="${x(d.lo)}" y2="${y + rowH - 4}" stroke="#1d2125"/><line x1="${x(d.hi)}" y1="${y + 4}" x2="${x(d.hi)}" y2="${y + rowH - 4}" stroke="#1d2125"/>` : "");
+      return `<g><title>${esc(tip)}</title><text x="${labelW - 6}" y="${y + rowH / 2 + 4}" text-anchor="end" font-size="11">${esc(m.code)}</text>${bar}${stat(`${key}.delta_pp.value`, d.value, "pp", "text", ` x="${labelW + plotW + 8}" y="${y + rowH / 2 + 4}" font-size="11" fill="${colour}" font-weight="${m.class === "fatal" ? 700 : 400}"`)}<text x="${labelW + plotW + 52}" y="${y + rowH / 2 + 4}" font-size="10" fill="${colour}">${esc(m.class)}</text></g>`;
+    })
+    .join("");
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(`Failed minus successful prevalence per mode for ${g.value}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${axis}${rows}</svg>`;
+}
+
+function deltas(d: ReportData): string {
+  const comparable = d.summary.statistics.map((g, i) => ({ g, i })).filter(({ g }) => g.successes > 0 && g.failures > 0 && g.annotated > 0);
+  const others = d.summary.statistics.filter((g) => !(g.successes > 0 && g.failures > 0 && g.annotated > 0));
+  const panels = comparable
+    .map(({ g, i }) => `<div class="panel"><h3>${esc(g.value)} <span class="ci">${stat(`statistics[${i}].successes`, g.successes, "int")} successful · ${stat(`statistics[${i}].failures`, g.failures, "int")} failed</span></h3>${deltaChart(g, i)}</div>`)
+    .join("");
+  const rest = others.length
+    ? `<p class="note">No successful-vs-failed comparison for ${others.length} model${others.length === 1 ? "" : "s"} (they need both outcomes): ${others.map((g) => `${esc(g.value)} (${g.successes} successful, ${g.failures} failed)`).join("; ")}.</p>`
+    : "";
+  return (panels ? `<div class="grid">${panels}</div>` : `<p class="note">No model has both successful and failed traces.</p>`) + rest;
+}
+
+function modesPerFailed(d: ReportData): string {
+  const panels = d.modesPerFailed
+    .map((h, i) => ({ h, i, g: d.summary.statistics[i]! }))
+    .filter(({ h }) => h.counts.reduce((a, b) => a + b, 0) > 0)
+    .map(({ h, i, g }) => {
+      const max = Math.max(...h.counts);
+      const barW = 26;
+      const plotH = 90;
+      const width = 40 + h.counts.length * barW + 10;
+      const top = 16;
+      const height = top + plotH + 30;
+      const bars = h.counts
+        .map((n, k) => {
+          const bh = max > 0 ? (n / max) * plotH : 0;
+          const x = 40 + k * barW;
+          return `<g data-histogram="${esc(g.value)}" data-modes="${k}" data-count="${n}"><title>${esc(`${n} failed trace${n === 1 ? "" : "s"} with ${k} distinct mode${k === 1 ? "" : "s"}`)}</title><rect x="${x + 2}" y="${top + plotH - bh}" width="${barW - 4}" height="${bh}" fill="#2457a6"/><text x="${x + barW / 2}" y="${top + plotH + 14}" text-anchor="middle" font-size="10">${k}</text>${n > 0 ? `<text x="${x + barW / 2}" y="${top + plotH - bh - 4}" text-anchor="middle" font-size="10">${n}</text>` : ""}</g>`;
+        })
+        .join("");
+      const mpf = g.modes_per_failed_trace;
+      return `<div class="panel"><h3>${esc(g.value)}</h3><p class="note">mean ${stat(`statistics[${i}].modes_per_failed_trace.mean`, mpf.mean, "num2")}${mpf.lo === null ? "" : ` [${stat(`statistics[${i}].modes_per_failed_trace.lo`, mpf.lo, "num2")}, ${stat(`statistics[${i}].modes_per_failed_trace.hi`, mpf.hi, "num2")}]`} over ${stat(`statistics[${i}].modes_per_failed_trace.n`, mpf.n, "int")} annotated failed traces</p><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(`Distinct modes per failed trace for ${g.value}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="40" y1="${top + plotH}" x2="${width - 10}" y2="${top + plotH}" stroke="#5c6670"/><text x="4" y="${top + plotH + 26}" font-size="10" fill="#5c6670">modes</text>${bars}</svg></div>`;
+    })
+    .join("");
+  return panels ? `<div class="grid">${panels}</div>` : `<p class="note">No annotated failed traces.</p>`;
+}
+
+function cooccurrence(d: ReportData): string {
+  const TOP = 10;
+  const tables = d.summary.statistics
+    .map((g, i) => ({ g, i }))
+    .filter(({ g }) => g.cooccurrence.length > 0)
+    .map(({ g, i }) => {
+      const rows = g.cooccurrence
+        .slice(0, TOP)
+        .map((c, k) => {
+          const key = `statistics[${i}].cooccurrence[${k}]`;
+          return `<tr><td>FM-${esc(c.a)}</td><td>FM-${esc(c.b)}</td><td class="n">${stat(`${key}.both`, c.both, "int")}</td><td class="n">${stat(`${key}.judged`, c.judged, "int")}</td><td class="n">${stat(`${key}.lift`, c.lift, "num2")}</td></tr>`;
+        })
+        .join("");
+      const more = g.cooccurrence.length > TOP ? `<p class="note">${g.cooccurrence.length - TOP} more pairs in summary.json.</p>` : "";
+      return `<div class="panel"><h3>${esc(g.value)}</h3><table><thead><tr><th>mode</th><th>with</th><th class="n">both</th><th class="n">judged</th><th class="n">lift</th></tr></thead><tbody>${rows}</tbody></table>${more}</div>`;
+    })
+    .join("");
+  return tables ? `<div class="grid">${tables}</div>` : `<p class="note">No trace shows two modes together.</p>`;
+}
+
+function interventionItem(r: RankedIntervention, key: string): string {
+  const reach = r.reach ? ` · acts on ${stat(`${key}.reach.failed_traces`, r.reach.failed_traces, "int")} of ${stat(`${key}.reach.annotated_failed`, r.reach.annotated_failed, "int")} failed traces` : "";
+  const modes = r.contributions
+    .map((c) => `<span class="badge ${esc(c.class)}" title="${esc(`${c.class}, ${c.coverage}`)}">FM-${esc(c.mode)}${c.coverage === "partial" ? " (partly)" : ""}</span>`)
+    .join("");
+  // What to build, why and the evidence are the catalogue's (summary.json names the entry by id).
+  const entry = INTERVENTIONS.interventions.find((iv) => iv.id === r.id);
+  const evidence = entry?.evidence.map((e) => `<li>${esc(e.claim)} <span class="ci">(${esc(INTERVENTIONS.sources[e.source] ?? e.source)}; ${esc(e.ref)})</span></li>`).join("") ?? "";
+  const details = entry ? `<p>${esc(entry.action)}</p><p>${esc(entry.why)}</p><ul>${evidence}</ul>` : `<p class="note">Not in catalogue v${esc(INTERVENTIONS.version)}.</p>`;
+  return `<li><span class="lev">${esc(r.name)}</span> — leverage ${stat(`${key}.leverage`, r.leverage, "num2", "b")}${reach} ${modes}<br>${esc(r.explanation)}<details><summary>What to build, why it works, evidence · guard <code>${esc(r.guard.id)}</code> (${esc(r.guard.kind)}, ${esc(r.guard.module)})</summary>${details}</details></li>`;
+}
+
+function interventions(d: ReportData): string {
+  const blocks = d.summary.interventions
+    .map((gi, i) => ({ gi, i }))
+    .filter(({ gi }) => gi.ranking.some((r) => r.leverage > 0))
+    .map(({ gi, i }) => {
+      const ranked = gi.ranking.map((r, k) => ({ r, k })).filter(({ r }) => r.leverage > 0);
+      const zero = gi.ranking.filter((r) => r.leverage === 0).map((r) => esc(r.name));
+      return `<div class="panel"><h3>${esc(gi.value)}</h3><ol class="iv">${ranked.map(({ r, k }) => interventionItem(r, `interventions[${i}].ranking[${k}]`)).join("")}</ol>${zero.length ? `<p class="note">No leverage here: ${zero.join(", ")}.</p>` : ""}</div>`;
+    })
+    .join("");
+  const without = d.summary.interventions.filter((gi) => !gi.ranking.some((r) => r.leverage > 0)).map((gi) => esc(gi.value));
+  return (
+    (blocks || `<p class="note">No model has failed traces with targeted modes.</p>`) +
+    (without.length ? `<p class="note">Nothing to rank (no failure mass) for: ${without.join(", ")}.</p>` : "")
+  );
+}
+
+function outcomeCell(t: TraceEntry): string {
+  const score = t.score !== null ? ` <span class="ci">${esc(t.metric ?? "score")} ${esc(Number.isInteger(t.score) ? t.score : t.score.toFixed(3))}</span>` : "";
+  if (t.success === true) return `<span class="ok">success</span>${score}`;
+  if (t.success === false) return `<span class="bad">failure</span>${score}`;
+  return `<span class="unk">unknown</span>${score}`;
+}
+
+function traceRows(d: ReportData, opts: HtmlOptions): string {
+  const max = opts.maxTraces ?? 5000;
+  const cut = opts.maxEvidence ?? 600;
+  const shown = d.traces.slice(0, max);
+  const rows = shown
+    .map((t, n) => {
+      const modes = t.modes === null ? `<span class="unk">not annotated</span>${t.error ? `<br><span class="ci">${esc(t.error)}</span>` : ""}` : t.modes.length ? t.modes.map((c) => `<span class="badge">FM-${esc(c)}</span>`).join("") : `<span class="unk">none</span>`;
+      const findings = t.findings
+        .map((f) => {
+          const quote = f.evidence.length > cut ? `${f.evidence.slice(0, cut)}… (${f.evidence.length - cut} more characters)` : f.evidence;
+          const where = `step${f.steps.length === 1 ? "" : "s"} ${f.steps.join(", ")}${f.agent ? ` · ${f.agent}` : ""}`;
+          return `<details><summary>FM-${esc(f.mode)} ${esc(f.name)} · ${esc(where)} · confidence ${esc(f.confidence.toFixed(2))}</summary><blockquote>${esc(quote)}</blockquote><span class="ci">${esc(f.detector)}${f.rationale ? ` — ${esc(f.rationale)}` : ""}</span></details>`;
+        })
+        .join("");
+      return `<tr data-trace="${esc(t.trace_id)}"><td class="n">${n + 1}</td><td class="id">${esc(t.trace_id)}<br><small>${esc(t.source.file)} #${esc(t.source.index)} · ${esc(t.source.format)}</small></td><td>${esc(t.model)}</td><td>${outcomeCell(t)}</td><td>${modes}</td><td>${findings || `<span class="unk">—</span>`}</td></tr>`;
+    })
+    .join("");
+  const more = d.traces.length > shown.length ? `<p class="note">${d.traces.length - shown.length} more traces are not shown here; every trace is in findings.jsonl and traces.csv.</p>` : "";
+  return `<div class="scroll"><table><thead><tr><th class="n">#</th><th>trace</th><th>model</th><th>outcome</th><th>modes</th><th>evidence (click a finding to read the quote)</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`;
+}
+
+/** The Content-Security-Policy of the page: nothing may load or run; only the page's own style block applies. */
+export function contentSecurityPolicy(css: string): string {
+  const hash = createHash("sha256").update(css, "utf8").digest("base64");
+  return `default-src 'none'; style-src 'sha256-${hash}'; img-src 'none'; script-src 'none'; base-uri 'none'; form-action 'none'`;
+}
+
+/** Renders report.html. */
+export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
+  const s = d.summary;
+  const catalogue = s.interventions[0]?.catalogue;
+  const body = [
+    section("models", "Models", modelsTable(d), "Success rate with a Wilson 95% interval; modes per failed trace: mean distinct MAST modes per annotated failed trace, with a t interval. Unknown outcomes are left out of every successful-vs-failed comparison."),
+    section("heatmap", "Models × failure modes", heatmap(d), "Share of each model's annotated traces in which the mode was found (hover a cell for the counts)."),
+    section(
+      "deltas",
+      "Successful vs failed, per model",
+      deltas(d),
+      `Prevalence among failed minus prevalence among successful traces, in percentage points, with its Newcombe 95% interval. Colour is the mode's class in that model: <span class="bad">fatal</span> (more common in failures by both the interval and Fisher's exact test), <span class="ok">benign</span> (no excess in failures and demonstrably present in successes), <span class="unk">undetermined</span>.`,
+    ),
+    section("modes-per-failed", "Modes per failed trace", modesPerFailed(d), "How many distinct modes each annotated failed trace shows: a few isolated failures, or a cascade."),
+    section("cooccurrence", "Co-occurrence", cooccurrence(d), "Pairs of modes found in the same trace (top 10 per model). Lift = n·both / (n_a·n_b): 1 is independence, above 1 the modes come together more than chance."),
+    section(
+      "interventions",
+      "Ranked interventions",
+      interventions(d),
+      `Per model, leverage = Σ over the intervention's modes of coverage × fatality weight (fatal 1, undetermined 0.5, benign 0.1) × prevalence among failed traces${catalogue ? ` (catalogue v${esc(catalogue)})` : ""}. Each explanation uses that model's own numbers.`,
+    ),
+    section("traces", "Traces", traceRows(d, opts), "Every finding cites steps and a verbatim quote from the trace. Trace text is shown as text: it is escaped and never executed."),
+  ].join("");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(CSS)}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>faultline report — run ${esc(s.run_id)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+<h1>faultline report</h1>
+<p class="meta">run <code>${esc(s.run_id)}</code> · annotator <code>${esc(s.annotator)}</code> · taxonomy <code>${esc(d.taxonomy.version)}</code></p>
+${cards(d)}
+<nav><a href="#models">Models</a><a href="#heatmap">Heatmap</a><a href="#deltas">Successful vs failed</a><a href="#modes-per-failed">Modes per failed trace</a><a href="#cooccurrence">Co-occurrence</a><a href="#interventions">Interventions</a><a href="#traces">Traces</a></nav>
+</header>
+<main>
+${body}
+</main>
+<footer>Generated by faultline from findings.jsonl; every number above is in summary.json beside this file. No script, no network: this page is self-contained.</footer>
+</body>
+</html>
+`;
+}

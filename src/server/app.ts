@@ -1,0 +1,184 @@
+import { Hono, type Context } from "hono";
+import type { Store } from "../store/index.js";
+import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
+import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
+import type { UiAssets } from "./assets.js";
+import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
+import { apiGuard, securityHeaders } from "./security.js";
+
+export interface AppOptions {
+  /** When set, every /api request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** The UI to serve; without it only the API answers (enough for API tests). */
+  assets?: UiAssets;
+}
+
+/** Paths the single-page UI answers (the browser's address bar may hold any of them). */
+const UI_ROUTES = ["/", "/runs", "/runs/*", "/traces/*", "/compare"];
+
+class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const OUTCOMES = ["success", "failure", "unknown"] as const;
+
+/** The dashboard's Hono app over a store: the JSON API under /api and the UI everywhere else. */
+export function createApp(store: Store, opts: AppOptions = {}): Hono {
+  const app = new Hono();
+  // Statistics, comparisons and facets are computed once per run, annotator and update time (re-analysing the same
+  // inputs while the server runs changes the update time, so it is picked up).
+  const runStats = new Memo<RunStats>(8);
+  const overviews = new Memo<Overview>(8);
+  const comparisons = new Memo<Comparison>(8);
+  const facets = new Memo<RunFacets>(32);
+  const version = (run: RunSummary, annotator: string) => `${run.id}\u0000${annotator}\u0000${run.updated_at}`;
+  const statsOf = (run: RunSummary, annotator: string) => runStats.get(version(run, annotator), () => computeRunStats(store, run.id, annotator));
+
+  const summary = (r: NonNullable<ReturnType<Store["run"]>>): RunSummary => ({ ...r, annotators: ordered(r.annotator, annotatorsOf(store, r.id)) });
+  const summaries = (): RunSummary[] => store.runs().map(summary);
+  const runOr404 = (id: string): RunSummary => {
+    const r = store.run(id);
+    if (!r) throw new HttpError(404, `no run ${id} in ${store.path}`);
+    return summary(r);
+  };
+  const annotatorOf = (run: RunSummary, asked: string | undefined): string => {
+    if (asked === undefined || asked === "") return run.annotators[0] ?? run.annotator;
+    if (!run.annotators.includes(asked)) throw new HttpError(404, `run ${run.id} has no diagnoses by annotator ${asked} (it has ${run.annotators.join(", ") || "none"})`);
+    return asked;
+  };
+
+  app.use("*", securityHeaders());
+  app.use("/api/*", apiGuard({ token: opts.token }));
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) return c.json({ error: err.message }, err.status);
+    return c.json({ error: `internal error: ${err.message}` }, 500);
+  });
+
+  app.get("/api/health", (c) => c.json({ ok: true, store: store.path }));
+
+  app.get("/api/runs", (c) => c.json<RunsResponse>({ runs: summaries() }));
+
+  app.get("/api/runs/:run", (c) => c.json<RunSummary>(runOr404(c.req.param("run"))));
+
+  app.get("/api/runs/:run/overview", async (c) => {
+    const run = runOr404(c.req.param("run"));
+    const annotator = annotatorOf(run, c.req.query("annotator"));
+    const overview = await overviews.get(version(run, annotator), async () => buildOverview(run, annotator, await statsOf(run, annotator)));
+    return c.json<Overview>(overview);
+  });
+
+  app.get("/api/runs/:run/traces", async (c) => {
+    const run = runOr404(c.req.param("run"));
+    const annotator = annotatorOf(run, c.req.query("annotator"));
+    const q = traceQuery(c, annotator);
+    const page = listTraces(store, run.id, q);
+    const body: TracesResponse =
+      c.req.query("facets") === "1" ? { ...page, facets: await facets.get(version(run, annotator), async () => runFacets(store, run.id, annotator)) } : page;
+    return c.json(body);
+  });
+
+  // Trace ids hold ':' and '/', so the id travels as a query parameter, not a path segment.
+  app.get("/api/trace", (c) => {
+    const id = c.req.query("id");
+    if (!id) throw new HttpError(400, "missing ?id=<trace id>");
+    const holders = runsWithTrace(store, id);
+    const asked = c.req.query("run");
+    const runId = asked ? runOr404(asked).id : holders[0];
+    if (!runId) throw new HttpError(404, `no trace ${id} in any run of ${store.path}`);
+    const run = runOr404(runId);
+    const trace = store.trace(run.id, id);
+    if (!trace) throw new HttpError(404, `run ${run.id} has no trace ${id}`);
+    const annotator = annotatorOf(run, c.req.query("annotator"));
+    return c.json<TraceDetail>({
+      run,
+      annotator,
+      trace,
+      diagnosis: traceDiagnosis(store, run.id, id, annotator) ?? null,
+      taxonomy: taxonomyInfo(),
+      otherRuns: holders.filter((r) => r !== run.id),
+    });
+  });
+
+  app.get("/api/compare", async (c) => {
+    const [a, b] = [c.req.query("a"), c.req.query("b")];
+    if (!a || !b) throw new HttpError(400, "compare needs ?a=<run>&b=<run> (and optionally aa= / ba= annotators)");
+    const ra = runOr404(a);
+    const rb = runOr404(b);
+    const [aa, ba] = [annotatorOf(ra, c.req.query("aa")), annotatorOf(rb, c.req.query("ba"))];
+    const key = `${version(ra, aa)}\u0001${version(rb, ba)}`;
+    const comparison = await comparisons.get(key, async () =>
+      buildComparison({ run: ra, annotator: aa, stats: await statsOf(ra, aa) }, { run: rb, annotator: ba, stats: await statsOf(rb, ba) }),
+    );
+    return c.json<Comparison>(comparison);
+  });
+
+  app.all("/api/*", (c) => c.json({ error: `no API route ${c.req.method} ${c.req.path}` }, 404));
+
+  const assets = opts.assets;
+  if (assets) {
+    const page = (c: Context) => c.html(assets.html);
+    for (const r of UI_ROUTES) app.get(r, page);
+    app.get("/assets/app.js", (c) => c.body(assets.js, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" }));
+    app.get("/assets/app.css", (c) => c.body(assets.css, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" }));
+  }
+  app.notFound((c) => c.text("not found", 404));
+  return app;
+}
+
+/** A small cache of promised values, oldest out first; a failed computation is forgotten so it can be retried. */
+class Memo<T> {
+  private readonly entries = new Map<string, Promise<T>>();
+  constructor(private readonly size: number) {}
+  get(key: string, compute: () => Promise<T>): Promise<T> {
+    let p = this.entries.get(key);
+    if (!p) {
+      p = compute();
+      this.entries.set(key, p);
+      p.catch(() => this.entries.delete(key));
+      if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return p;
+  }
+}
+
+function ordered(first: string, all: string[]): string[] {
+  return all.includes(first) ? [first, ...all.filter((a) => a !== first)] : all;
+}
+
+function traceQuery(c: Context, annotator: string): TraceQuery {
+  const get = (k: string) => {
+    const v = c.req.query(k);
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const sort = get("sort");
+  if (sort !== undefined && !(TRACE_SORT_KEYS as readonly string[]).includes(sort))
+    throw new HttpError(400, `sort must be one of ${TRACE_SORT_KEYS.join(", ")}`);
+  const outcome = get("outcome");
+  if (outcome !== undefined && !(OUTCOMES as readonly string[]).includes(outcome)) throw new HttpError(400, `outcome must be one of ${OUTCOMES.join(", ")}`);
+  const dir = get("dir");
+  if (dir !== undefined && dir !== "asc" && dir !== "desc") throw new HttpError(400, "dir must be asc or desc");
+  const int = (k: string) => {
+    const v = get(k);
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new HttpError(400, `${k} must be a non-negative integer`);
+    return Number(v);
+  };
+  return {
+    annotator,
+    model: get("model"),
+    format: get("format"),
+    outcome: outcome as TraceQuery["outcome"],
+    mode: get("mode"),
+    q: get("q"),
+    sort: sort as TraceSortKey | undefined,
+    dir: dir as "asc" | "desc" | undefined,
+    offset: int("offset"),
+    limit: int("limit"),
+  };
+}

@@ -1,0 +1,206 @@
+import type { Diagnosis } from "../trace/index.js";
+import type { Store } from "./store.js";
+
+/*
+ * Read queries for the dashboard: paged, filtered and sorted trace lists and the facets that drive the filters.
+ * Everything is pushed into SQL so a 10 000-trace run never has to be loaded whole to show one page.
+ */
+
+/** The outcome filter: success = 1, failure = 0, unknown = NULL (or no diagnosis at all). */
+export type OutcomeFilter = "success" | "failure" | "unknown";
+
+export const TRACE_SORT_KEYS = ["trace_id", "model", "format", "steps", "outcome", "modes", "score", "file"] as const;
+export type TraceSortKey = (typeof TRACE_SORT_KEYS)[number];
+
+export interface TraceQuery {
+  annotator: string;
+  /** `(none)` selects traces without a model. */
+  model?: string;
+  format?: string;
+  outcome?: OutcomeFilter;
+  /** A taxonomy code: only traces with at least one finding of this mode. */
+  mode?: string;
+  /** Case-insensitive substring of the trace id, file, model, evidence or anything in the trace's content. */
+  q?: string;
+  sort?: TraceSortKey;
+  dir?: "asc" | "desc";
+  offset?: number;
+  limit?: number;
+}
+
+export interface TraceListRow {
+  trace_id: string;
+  file: string;
+  format: string;
+  model: string | null;
+  framework: string | null;
+  steps: number;
+  /** true / false / null (unknown or not diagnosed). */
+  success: boolean | null;
+  score: number | null;
+  mode_count: number | null;
+  /** Codes of the modes present (from the diagnosis's failure vector); null when the trace was not annotated. */
+  modes: string[] | null;
+  error: string | null;
+}
+
+export interface TracePage {
+  total: number;
+  offset: number;
+  limit: number;
+  rows: TraceListRow[];
+}
+
+export interface Facet {
+  value: string | null;
+  count: number;
+}
+
+export interface RunFacets {
+  models: Facet[];
+  formats: Facet[];
+  outcomes: { success: number; failure: number; unknown: number };
+  /** Traces with at least one finding of each mode (by this annotator). */
+  modes: Facet[];
+  annotators: Facet[];
+}
+
+/** The label groupStatistics uses for a missing grouping value; the trace list accepts it as "model IS NULL". */
+export const NO_VALUE = "(none)";
+
+const SORT_SQL: Record<TraceSortKey, string> = {
+  trace_id: "t.trace_id",
+  model: "t.model",
+  format: "t.format",
+  steps: "t.steps",
+  outcome: "d.success",
+  modes: "d.mode_count",
+  score: "d.score",
+  file: "t.file, t.idx",
+};
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
+  const parts = ["t.run_id = @run"];
+  const params: Record<string, unknown> = { run: runId, annotator: q.annotator };
+  if (q.model !== undefined) {
+    if (q.model === NO_VALUE) parts.push("t.model IS NULL");
+    else {
+      parts.push("t.model = @model");
+      params.model = q.model;
+    }
+  }
+  if (q.format !== undefined) {
+    parts.push("t.format = @format");
+    params.format = q.format;
+  }
+  if (q.outcome === "success") parts.push("d.success = 1");
+  else if (q.outcome === "failure") parts.push("d.success = 0");
+  else if (q.outcome === "unknown") parts.push("d.success IS NULL");
+  if (q.mode !== undefined) {
+    parts.push("EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.mode = @mode)");
+    params.mode = q.mode;
+  }
+  const text = q.q?.trim();
+  if (text) {
+    // LIKE is case-insensitive for ASCII; the trace column holds the canonical JSON, so this finds step text too.
+    params.q = `%${likeEscape(text)}%`;
+    parts.push(
+      "(t.trace_id LIKE @q ESCAPE '\\' OR t.file LIKE @q ESCAPE '\\' OR t.model LIKE @q ESCAPE '\\'" +
+        " OR EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence LIKE @q ESCAPE '\\')" +
+        " OR t.trace LIKE @q ESCAPE '\\')",
+    );
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+const FROM = "FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @annotator";
+
+/** One page of a run's traces, filtered and sorted in SQL. */
+export function listTraces(store: Store, runId: string, q: TraceQuery): TracePage {
+  const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 50)));
+  const offset = Math.max(0, Math.floor(q.offset ?? 0));
+  const { sql: where, params } = whereFor(runId, q);
+  const dir = q.dir === "desc" ? "DESC" : "ASC";
+  const order = SORT_SQL[q.sort ?? "file"]
+    .split(", ")
+    .map((c) => `${c} ${dir}`)
+    .join(", ");
+  // One pass: the window count is taken over every matching row before LIMIT applies (a text search scans once).
+  const rows = store.db
+    .prepare(
+      `SELECT t.trace_id, t.file, t.format, t.model, t.framework, t.steps, d.success, d.score, d.mode_count, d.modes, d.error, count(*) OVER () AS total ${FROM} WHERE ${where} ORDER BY ${order}, t.trace_id ${dir} LIMIT @limit OFFSET @offset`,
+    )
+    .all({ ...params, limit, offset }) as {
+    trace_id: string;
+    file: string;
+    format: string;
+    model: string | null;
+    framework: string | null;
+    steps: number;
+    success: number | null;
+    score: number | null;
+    mode_count: number | null;
+    modes: string | null;
+    error: string | null;
+    total: number;
+  }[];
+  // Past the last page there is no row to carry the count: count apart.
+  const total = rows[0]?.total ?? (offset === 0 ? 0 : (store.db.prepare(`SELECT count(*) AS n ${FROM} WHERE ${where}`).get(params) as { n: number }).n);
+  return {
+    total,
+    offset,
+    limit,
+    rows: rows.map((r) => ({
+      trace_id: r.trace_id,
+      file: r.file,
+      format: r.format,
+      model: r.model,
+      framework: r.framework,
+      steps: r.steps,
+      success: r.success === null ? null : r.success === 1,
+      score: r.score,
+      mode_count: r.mode_count,
+      modes: r.modes === null ? null : Object.entries(JSON.parse(r.modes) as Record<string, number>).filter(([, v]) => v === 1).map(([k]) => k),
+      error: r.error,
+    })),
+  };
+}
+
+/** The values the trace filters can take in one run, with counts. */
+export function runFacets(store: Store, runId: string, annotator: string): RunFacets {
+  const facet = (sql: string, ...args: unknown[]) => store.db.prepare(sql).all(...args) as Facet[];
+  const outcomes = { success: 0, failure: 0, unknown: 0 };
+  const rows = store.db
+    .prepare(`SELECT d.success AS s, count(*) AS n FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = ? WHERE t.run_id = ? GROUP BY d.success`)
+    .all(annotator, runId) as { s: number | null; n: number }[];
+  for (const r of rows) outcomes[r.s === 1 ? "success" : r.s === 0 ? "failure" : "unknown"] += r.n;
+  return {
+    models: facet("SELECT model AS value, count(*) AS count FROM traces WHERE run_id = ? GROUP BY model ORDER BY count DESC, model", runId),
+    formats: facet("SELECT format AS value, count(*) AS count FROM traces WHERE run_id = ? GROUP BY format ORDER BY count DESC, format", runId),
+    outcomes,
+    modes: facet("SELECT mode AS value, count(DISTINCT trace_id) AS count FROM findings WHERE run_id = ? AND annotator = ? GROUP BY mode ORDER BY mode", runId, annotator),
+    annotators: facet("SELECT annotator AS value, count(*) AS count FROM diagnoses WHERE run_id = ? GROUP BY annotator ORDER BY annotator", runId),
+  };
+}
+
+/** Annotators with diagnoses in a run (a run may carry a judge's diagnoses beside the rules'); reads only the key index. */
+export function annotatorsOf(store: Store, runId: string): string[] {
+  return (store.db.prepare("SELECT DISTINCT annotator FROM diagnoses WHERE run_id = ? ORDER BY annotator").all(runId) as { annotator: string }[]).map((r) => r.annotator);
+}
+
+/** One trace's diagnosis by one annotator. */
+export function traceDiagnosis(store: Store, runId: string, traceId: string, annotator: string): Diagnosis | undefined {
+  const r = store.db.prepare("SELECT diagnosis FROM diagnoses WHERE run_id = ? AND trace_id = ? AND annotator = ?").get(runId, traceId, annotator) as
+    | { diagnosis: string }
+    | undefined;
+  return r ? (JSON.parse(r.diagnosis) as Diagnosis) : undefined;
+}
+
+/** Runs that contain a trace id, most recently updated first. */
+export function runsWithTrace(store: Store, traceId: string): string[] {
+  return (
+    store.db.prepare("SELECT t.run_id AS id FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.trace_id = ? ORDER BY r.updated_at DESC").all(traceId) as { id: string }[]
+  ).map((r) => r.id);
+}
