@@ -5,8 +5,10 @@ import cliProgress from "cli-progress";
 import { analyze } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { DEFAULT_DB } from "../store/index.js";
+import { GUARD_PRESETS } from "../guards/config.js";
+import { ReplayCollector } from "../guards/replay.js";
 import { modelTable, summarize, writeReports } from "../report/index.js";
-import { displayPath, EXIT, UsageError, writeJson } from "./io.js";
+import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine } from "./io.js";
 import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";
 
 interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
@@ -20,6 +22,8 @@ interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
   successRecall?: string;
   failureRecall?: string;
   quiet?: boolean;
+  /** Guard configuration for the replay section: a preset or a JSON file. */
+  guards: string;
 }
 
 function ratio(name: string, v: string | undefined, fallback: number): number {
@@ -32,8 +36,18 @@ function ratio(name: string, v: string | undefined, fallback: number): number {
 export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Promise<number> {
   const itbenchRule = { success: ratio("--success-recall", opts.successRecall, 1), failure: ratio("--failure-recall", opts.failureRecall, 0) };
   if (itbenchRule.failure >= itbenchRule.success) throw new UsageError("--failure-recall must be below --success-recall");
-  if (opts.judge) return runJudge(paths, opts, { combine: true, itbenchRule });
+  if (opts.judge) {
+    // the judge pipeline does not replay its traces through the guards: say so rather than ignore the option
+    if (opts.guards !== "default") throw new UsageError("--guards is not supported with --judge: run `faultline analyze` without --judge, or `faultline replay`, for the guard replay");
+    return runJudge(paths, opts, { combine: true, itbenchRule });
+  }
   if (opts.baseUrl || opts.model) throw new UsageError("--base-url and --model configure the LLM judge: add --judge to run it");
+  try {
+    // a bad preset name or config file is a usage error, found before anything is read or written
+    new ReplayCollector(opts.guards);
+  } catch (e) {
+    throw new UsageError(`--guards: ${(e as Error).message}`);
+  }
   const tty = !opts.json && !opts.quiet && process.stderr.isTTY;
   const bar = tty
     ? new cliProgress.SingleBar({ stream: process.stderr, format: "{bar} {value}/{total} files | {traces} traces | {file}", hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
@@ -47,6 +61,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
     format: opts.format,
     groundTruth: opts.groundTruth,
     itbenchRule,
+    guards: opts.guards,
     onFile: (path, i, total) => {
       if (!bar) return;
       if (!started) bar.start(total, 0, { traces: 0, file: "" });
@@ -57,11 +72,11 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
       traces++;
     },
     onDiagnostic: (d) => {
-      if (d.level !== "notice") problems.push(`${d.level.padEnd(7)} ${displayPath(d.file)}${d.line ? `:${d.line}` : ""}  ${d.message}`);
+      if (d.level !== "notice") problems.push(problemLine(d));
     },
   });
   if (bar && started) bar.stop();
-  const summary = await summarize(result.runId, RULES_ANNOTATOR, result.counts, result.diagnoses);
+  const summary = { ...(await summarize(result.runId, RULES_ANNOTATOR, result.counts, result.diagnoses)), replay: result.replay };
   const summaryPath = join(opts.out, "summary.json");
   writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   const reports = writeReports(opts.out, summary, result.diagnoses);
@@ -70,19 +85,15 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
   else {
     const c = result.counts;
     console.log(modelTable(summary));
-    if (problems.length) {
-      console.log(`\nProblems (${problems.length}):`);
-      for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
-      if (problems.length > 20) console.log(`  … ${problems.length - 20} more: run \`faultline inspect\` on the inputs for the full list`);
-    }
+    const r = result.replay.totals;
     console.log(
-      `\n${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}); ` +
-        `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
+      `\nGuard replay (${result.replay.guards}): ${r.intervened} of ${r.traces} traces with an intervention, ${r.stopped} ended early, ` +
+        `${r.steps_saved} steps and ${r.tokens_saved} tokens saved${r.errors ? `; ${r.errors} replay errors` : ""} (report: "What the recommended fixes would have caught").`,
     );
-    console.log(`Wrote ${displayPath(result.findingsPath)}, ${displayPath(summaryPath)}; run ${result.runId} stored in ${displayPath(opts.db)}.`);
-    console.log(`Reports: ${displayPath(reports.html)}, ${displayPath(reports.markdown)}, ${displayPath(reports.traces_csv)}, ${displayPath(reports.groups_csv)}, ${displayPath(reports.interventions_csv)}.`);
+    printProblems(problems);
+    printRunFooter(c, { findings: result.findingsPath, summary: summaryPath, runId: result.runId, db: opts.db, reports });
   }
-  return result.counts.errors > 0 || result.counts.failed > 0 ? EXIT.partial : EXIT.ok;
+  return result.counts.errors > 0 || result.counts.failed > 0 || result.replay.totals.errors > 0 ? EXIT.partial : EXIT.ok;
 }
 
 export function register(program: Command, run: (p: Promise<number>) => void): void {
@@ -98,6 +109,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("--success-recall <r>", "ITBench: root-cause recall at or above which a run is a success", "1")
     .option("--failure-recall <r>", "ITBench: recall at or below which a run is a failure (between: partial, unknown)", "0")
     .option("-q, --quiet", "no progress bar")
+    .option("--guards <config>", `guards to replay the traces through for the report's "what the recommended fixes would have caught": a preset (${Object.keys(GUARD_PRESETS).join(", ")}) or a JSON file`, "default")
     .option("--judge", "also label with an LLM judge in the same run (needs --base-url and --model; see `faultline judge --help`)");
   addJudgeOptions(cmd, { hidden: true })
     .addHelpText(
@@ -108,6 +120,9 @@ Each line of findings.jsonl is one trace:
    "modes":{"1.1":0|1,…,"3.3":0|1},"findings":[{"mode","confidence","steps","agent","evidence","detector"}],
    "signals":{…},"annotator":"${RULES_ANNOTATOR}"}
 A trace that could not be annotated has "modes": null and an "error".
+
+summary.json also holds "replay": every trace replayed through the guards (--guards), as \`faultline replay --json\`
+prints it; the reports render it as "What the recommended fixes would have caught".
 
 Examples:
   faultline analyze examples/ --out out/

@@ -21,7 +21,7 @@ import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions 
 import type { ItbenchSuccessRule } from "../outcome/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { modelTable, summarize, writeReports } from "../report/index.js";
-import { displayPath, EXIT, table, UsageError, writeJson } from "./io.js";
+import { displayPath, EXIT, table, UsageError, writeJson, printProblems, printRunFooter, problemLine } from "./io.js";
 
 /** Options of `faultline judge`; `analyze --judge` takes the provider and judge ones too. */
 export interface JudgeCliOptions {
@@ -191,7 +191,7 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
   const input = inputOptions(opts, built, how.itbenchRule);
   const problems: string[] = [];
   input.onDiagnostic = (d) => {
-    if (d.level !== "notice") problems.push(`${d.level.padEnd(7)} ${displayPath(d.file)}${d.line ? `:${d.line}` : ""}  ${d.message}`);
+    if (d.level !== "notice") problems.push(problemLine(d));
   };
   const printWarnings = () => {
     for (const w of warnings) process.stderr.write(`faultline: warning: ${w}\n`);
@@ -248,11 +248,7 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
   } else {
     const c = result.counts;
     console.log(modelTable(summary));
-    if (problems.length) {
-      console.log(`\nProblems (${problems.length}):`);
-      for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
-      if (problems.length > 20) console.log(`  … ${problems.length - 20} more: run \`faultline inspect\` on the inputs for the full list`);
-    }
+    printProblems(problems);
     console.log(`\nJudge ${result.annotator} (${input.judge.mode}) at ${opts.baseUrl}:`);
     for (const l of totalsLines(result.totals, { concurrency: pool.limit, busyFraction: pool.busyFraction, elapsedMs: pool.elapsedMs })) console.log(l);
     if (failures.length) {
@@ -260,12 +256,7 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
       for (const f of failures.slice(0, 20)) console.log(`  ${f.trace_id}  ${f.error}`);
       if (failures.length > 20) console.log(`  … ${failures.length - 20} more in findings.jsonl`);
     }
-    console.log(
-      `\n${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}); ` +
-        `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
-    );
-    console.log(`Wrote ${displayPath(result.findingsPath)}, ${displayPath(summaryPath)}; run ${result.runId} stored in ${displayPath(opts.db)}.`);
-    console.log(`Reports: ${displayPath(reports.html)}, ${displayPath(reports.markdown)}, ${displayPath(reports.traces_csv)}, ${displayPath(reports.groups_csv)}, ${displayPath(reports.interventions_csv)}.`);
+    printRunFooter(c, { findings: result.findingsPath, summary: summaryPath, runId: result.runId, db: opts.db, reports });
   }
   return result.counts.errors > 0 || result.counts.failed > 0 ? EXIT.partial : EXIT.ok;
 }
@@ -300,10 +291,7 @@ async function dryRun(paths: string[], opts: JudgeCliOptions, input: JudgeInputO
         rows.map((r) => [r.trace_id, r.windows, r.calls, r.input_tokens_estimate, r.forced_cuts, r.redactions, r.error ?? ""]),
       ),
     );
-    if (problems.length) {
-      console.log(`\nProblems (${problems.length}):`);
-      for (const p of problems.slice(0, 20)) console.log(`  ${p}`);
-    }
+    printProblems(problems);
     console.log(
       `\nDry run: ${totals.traces} traces would take ${n(totals.calls)} calls and about ${n(inputTokens)} input tokens` +
         `${totals.input_cost_usd_estimate !== undefined ? ` (~$${totals.input_cost_usd_estimate.toFixed(4)} of input)` : ""}, ` +

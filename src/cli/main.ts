@@ -1,3 +1,4 @@
+import { FAULTLINE_VERSION } from "../version.js";
 import { Command, CommanderError } from "commander";
 import { EXIT, UsageError } from "./io.js";
 import { register as registerInspect } from "./inspect.js";
@@ -13,7 +14,7 @@ import { register as registerDiff } from "./diff.js";
 import { register as registerExport } from "./export.js";
 import { register as registerReplay } from "./replay.js";
 
-const VERSION = "0.1.0";
+const VERSION = FAULTLINE_VERSION;
 
 /** Builds the CLI; each command lives in its own file and only parses arguments and reports progress. */
 export function buildProgram(run: (p: Promise<number>) => void): Command {

@@ -87,4 +87,24 @@ describe("false-positive guards from the corpus spot check", () => {
     expect(modes(terminationUnaware.detect(t))).toEqual(["1.5"]);
     expect(modes(prematureTermination.detect(t))).toEqual(["3.1"]);
   });
+
+  it("P16: a simulated user re-running its own device check is not the agent repeating itself", () => {
+    const userCheck = (out: string) => [
+      { agent: "user", role: "user" as const, kind: "tool_call" as const, text: "run_speed_test()", tool: { name: "run_speed_test", callId: `u${out}`, args: {} } },
+      { agent: "run_speed_test", role: "tool" as const, kind: "tool_result" as const, text: "No connection", tool: { name: "run_speed_test", callId: `u${out}`, output: "No connection" } },
+    ];
+    expect(stepRepetition.detect(trace(user("My data does not work"), ...userCheck("1"), say("Please toggle data."), ...userCheck("2"), say("Please reset APN."), ...userCheck("3")))).toEqual([]);
+  });
+
+  it("P17: confirming what the error was is a diagnosis, not a success claim", () => {
+    const t = trace(user("Debug it"), call("bash", { command: "python run.py" }, "ValueError: unknown language unknown", 1), say("Confirmed the error was a ValueError raised by the language lookup."));
+    expect(incorrectVerification.detect(t)).toEqual([]);
+  });
+
+  it("3.2 recall: the last change that took effect is checked, and 'all references removed' on a prose file is checkable", () => {
+    const refusedLast = trace(user("Fix"), call("edit", { path: "core.py" }, "edited", 0), call("edit", { path: "core.py" }, "No file open. Use the `open` command first.", 1), call("submit", {}, "submitted"));
+    expect(modes(noVerification.detect(refusedLast))).toEqual(["3.2"]);
+    const completeness = trace(user("Remove Instructor from the README"), call("Edit", { file_path: "/repo/README.md" }, "The file has been updated.", 0), say("Done. Removed all references to Instructor."));
+    expect(modes(noVerification.detect(completeness))).toEqual(["3.2"]);
+  });
 });

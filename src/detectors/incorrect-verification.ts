@@ -41,6 +41,10 @@ function successClaim(text: string): RegExpExecArray | undefined {
     const sentence = sentenceAt(text, m.index);
     if (/^\W*(once|if|after|until|when|to|please|before|so that|in order to)\b/i.test(sentence) || /\b(once|if|until|after) (it|this|that|the|we|you|they)\b[^.]*$/i.test(sentence.slice(0, sentence.toLowerCase().indexOf(m[0].toLowerCase()))) || /\?\s*$/.test(sentence)) continue;
     if (/\b(despite|still (an issue|fail|not)|not (yet )?(verified|confirmed)|unable|could not|couldn't|cannot)\b/i.test(sentence)) continue;
+    // confirming a problem ("confirmed the error was a ValueError") is a diagnosis, not a success claim
+    if (/\b(confirm\w*|verif\w*)\b[^.]{0,40}\b(error|exception|issue|bug|failure|problem|crash)\b/i.test(sentence)) continue;
+    // a message that goes on to report the failure ("… 3. Despite creating the file: File not found") is not a claim
+    if (/\bdespite\b[^.]{0,120}\b(error|not found|fail\w*|missing)\b/i.test(text)) continue;
     return m;
   }
   return undefined;

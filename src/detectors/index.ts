@@ -16,7 +16,7 @@ export type { Detector } from "./types.js";
 export { computeSignals, type Signals } from "./signals.js";
 
 /** Bumped whenever a detector's behaviour changes, so stored results say which rules produced them. */
-export const RULES_VERSION = "0.1.0";
+export const RULES_VERSION = "0.2.0";
 export const RULES_ANNOTATOR = `rules@${RULES_VERSION}`;
 
 export const DETECTORS: readonly Detector[] = [

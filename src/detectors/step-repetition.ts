@@ -17,7 +17,8 @@ const MAX_CITED = 8;
 
 function repeatedCalls(trace: Trace): Finding[] {
   const groups = new Map<string, Step[]>();
-  for (const c of toolCalls(trace)) {
+  // the agent's own calls: a simulated user re-running its device check after each fix (tau2 telecom) is re-testing
+  for (const c of toolCalls(trace).filter((s) => s.role === "assistant")) {
     const key = `${c.tool!.name}\u0000${canonicalArgs(c.tool!.args ?? c.text ?? "")}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }

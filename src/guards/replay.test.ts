@@ -9,7 +9,7 @@ import { buildTrace, stepContent, type Finding, type StepDraft, type Trace } fro
 import { DEFAULT_GUARD_CONFIG } from "./config.js";
 import { LoopDetector } from "./loop-detector.js";
 import { GuardSet } from "./pipeline.js";
-import { replaySummary, replayTrace, summarizeReplays, type ReplaySummary } from "./replay.js";
+import { ReplayCollector, replaySummary, replayTrace, summarizeReplays, type ReplaySummary } from "./replay.js";
 import { TerminationController } from "./termination-controller.js";
 import { ManualClock } from "./types.js";
 
@@ -229,5 +229,25 @@ describe("replayTrace with a token budget", () => {
     expect(r.interventions.map((i) => [i.step, i.decision, i.event])).toEqual([[5, "stop", "usage"]]);
     expect(r.steps_saved).toBe(4); // steps 5..8
     expect(r.tokens_saved).toBe(150); // only the fourth call's tokens
+  });
+});
+
+describe("ReplayCollector", () => {
+  it("reports a trace the replay cannot handle in its row and the totals, and replays the rest", () => {
+    // a claim detector that breaks on one trace's text stands for any failure inside the replay
+    const c = new ReplayCollector("default", {
+      detectClaim: (text) => {
+        if (text.includes("boom")) throw new Error("claim detector broke");
+        return { claimsSuccess: false };
+      },
+    });
+    const f: Finding = { mode: "1.3", steps: [1], confidence: 0.9, evidence: "x", detector: "rules/x" };
+    const broken = c.add(trace([user("Go."), { agent: "a", role: "assistant", kind: "message", text: "boom" }]), [f]);
+    expect(broken).toMatchObject({ interventions: [], steps_saved: 0, tokens_source: "none", errors: [{ source: "replay", message: "claim detector broke" }] });
+    expect(broken.findings).toEqual([{ mode: "1.3", detector: "rules/x", steps: [1] }]);
+    const same = () => call("get_alerts", {}, "[]");
+    c.add(trace([user("Check."), ...same(), ...same(), ...same()]), []);
+    const s = c.summary();
+    expect(s.totals).toMatchObject({ traces: 2, errors: 1, intervened: 1 });
   });
 });

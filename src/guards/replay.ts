@@ -386,7 +386,26 @@ export class ReplayCollector {
   }
 
   add(trace: Trace, findings?: readonly Finding[]): TraceReplay {
-    const r = replayTrace(trace, this.set, { ...this.opts, ...(findings ? { findings } : {}) });
+    let r: TraceReplay;
+    try {
+      r = replayTrace(trace, this.set, { ...this.opts, ...(findings ? { findings } : {}) });
+    } catch (e) {
+      // one trace the replay cannot handle is reported in its row and the totals, never stops the rest
+      r = {
+        trace_id: trace.id,
+        model: groupLabel(trace.model),
+        source: { file: trace.source.file, format: trace.source.format, index: trace.source.index },
+        steps: trace.steps.length,
+        agent_steps: trace.steps.filter(agentWork).length,
+        interventions: [],
+        stopped_at: null,
+        steps_saved: 0,
+        tokens_saved: 0,
+        tokens_source: "none",
+        findings: (findings ?? []).map(findingRef),
+        errors: [{ source: "replay", message: (e as Error).message }],
+      };
+    }
     this.replays.push(r);
     return r;
   }

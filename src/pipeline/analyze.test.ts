@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,6 +6,8 @@ import { analyze } from "./analyze.js";
 import { Store } from "../store/index.js";
 import { DiagnosisSchema, quoteInSteps } from "../trace/index.js";
 import { MAST_CODES } from "../taxonomy/index.js";
+import { readAll } from "../formats/index.js";
+import { replaySummary } from "../guards/replay.js";
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -62,5 +64,34 @@ describe("analyze (ingest → detect → outcome → store)", () => {
     const r = await analyze([f], { out: join(dir, "out3"), db });
     expect(r.counts).toMatchObject({ traces: 1, annotated: 0, failed: 1 });
     expect(r.diagnoses[0]).toMatchObject({ trace_id: "nothing", modes: null, error: "the trace has no steps: nothing to annotate" });
+  });
+
+  it("replays every trace through the guards with its rule findings: the same summary as `faultline replay`", async () => {
+    const r = await analyze([EXAMPLES], { out: join(dir, "out4"), db });
+    expect(r.replay.guards).toBe("default");
+    expect(r.replay.totals.traces).toBe(r.counts.traces);
+    // the standalone replay runs the detectors itself; analyze hands over the findings it already has
+    const alone = replaySummary((await readAll([EXAMPLES])).traces);
+    expect(r.replay).toEqual(alone);
+    expect(r.replay.totals.intervened).toBeGreaterThan(0);
+    // each replayed trace cites the findings of its diagnosis, nothing else
+    const byId = new Map(r.diagnoses.map((d) => [`${d.source.file}#${d.source.index}`, d]));
+    for (const t of r.replay.traces) {
+      const d = byId.get(`${t.source.file}#${t.source.index}`)!;
+      expect(t.findings).toEqual(d.findings.map((f) => ({ mode: f.mode, detector: f.detector, steps: f.steps })));
+    }
+  });
+
+  it("passes --guards through, and refuses an unknown configuration before writing anything", async () => {
+    const sre = await analyze([EXAMPLES], { out: join(dir, "out5"), db, guards: "itbench-sre" });
+    expect(sre.replay.guards).toBe("itbench-sre");
+    const { traces } = await readAll([EXAMPLES]);
+    expect(sre.replay).toEqual(replaySummary(traces, "itbench-sre"));
+    // the preset's deliverable check refuses completions that the default lets through
+    const requires = (g: typeof sre.replay) => g.guards_summary.find((x) => x.guard === "termination-controller")!.decisions.require;
+    expect(requires(sre.replay)).toBeGreaterThan(requires(replaySummary(traces)));
+    const out = join(dir, "never");
+    await expect(analyze([EXAMPLES], { out, db, guards: join(dir, "no-such-guards.json") })).rejects.toThrow(/no-such-guards\.json: cannot read guard config/);
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -1,2 +1,3 @@
 export { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
 export { analyze, type AnalyzeOptions, type AnalyzeResult } from "./analyze.js";
+export { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";

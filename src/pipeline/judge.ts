@@ -1,11 +1,12 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { readTraces, type Diagnostic, type ReadOptions } from "../formats/index.js";
+import type { Diagnostic, ReadOptions } from "../formats/index.js";
 import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
 import { Store } from "../store/index.js";
 import { mast } from "../taxonomy/index.js";
 import { vectorFromFindings, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
-import { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
+import type { DiagnoseOptions } from "./diagnose.js";
+import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
 
 /**
  * The judge job: ingest → rules (hints and outcome) → LLM judge → store → findings.jsonl, streaming, with a bounded
@@ -43,18 +44,8 @@ export interface JudgeRunOptions extends JudgeInputOptions {
   onTrace?: (d: Diagnosis, j: TraceJudgement) => void;
 }
 
-export interface JudgeRunCounts {
-  files: number;
-  traces: number;
-  annotated: number;
-  failed: number;
-  errors: number;
-  warnings: number;
-  skipped_lines: number;
-  skipped_traces: number;
-  refused_files: number;
-  [k: string]: number;
-}
+/** Kept as a name for the judge's callers; the same counts as every run. */
+export type JudgeRunCounts = RunCounts;
 
 export interface JudgeRunResult {
   runId: string;
@@ -76,29 +67,10 @@ interface Item {
   rules: Diagnosis;
 }
 
-export function emptyCounts(): JudgeRunCounts {
-  return { files: 0, traces: 0, annotated: 0, failed: 0, errors: 0, warnings: 0, skipped_lines: 0, skipped_traces: 0, refused_files: 0 };
-}
+export const emptyCounts = emptyRunCounts;
 
 /** Reads traces and runs the rule detectors on each (their findings are the judge's hints, their outcome its outcome). */
-async function* withRules(paths: string[], opts: JudgeInputOptions, counts: JudgeRunCounts): AsyncGenerator<Item> {
-  for await (const ev of readTraces(paths, { format: opts.format, groundTruth: opts.groundTruth, onFile: opts.onFile })) {
-    if (ev.type === "file") {
-      counts.files++;
-      counts.skipped_lines += ev.file.skippedLines;
-      counts.skipped_traces += ev.file.skippedTraces;
-      if (ev.file.role === "refused") counts.refused_files++;
-      continue;
-    }
-    if (ev.type === "diagnostic") {
-      if (ev.diagnostic.level === "error") counts.errors++;
-      if (ev.diagnostic.level === "warning") counts.warnings++;
-      opts.onDiagnostic?.(ev.diagnostic);
-      continue;
-    }
-    yield { trace: ev.trace, rules: await diagnoseTrace(ev.trace, opts) };
-  }
-}
+const withRules = (paths: string[], opts: JudgeInputOptions, counts: JudgeRunCounts): AsyncGenerator<Item> => diagnosedTraces(paths, opts, counts);
 
 function judgeOptionsFor(item: Item, opts: JudgeInputOptions, cache: JudgeCache | undefined): JudgeOptions {
   return { ...opts.judge, taxonomy: opts.taxonomy, cache, outcome: () => item.rules.outcome };

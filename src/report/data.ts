@@ -1,4 +1,4 @@
-import { groupLabel } from "../analysis/index.js";
+import { groupLabel, INTERVENTIONS } from "../analysis/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import type { Diagnosis } from "../trace/index.js";
 import type { RunSummary } from "./summary.js";
@@ -35,12 +35,36 @@ export interface TraceEntry {
   error?: string;
 }
 
+/** Where a guard's fix stands in one model's ranking: indices into summary.json `interventions[group].ranking[rank]`. */
+export interface GuardFixRank {
+  model: string;
+  group: number;
+  position: number;
+  id: string;
+  rank: number;
+  leverage: number;
+}
+
+/**
+ * A row of the replay's per-guard table joined to the analysis: the catalogue interventions whose `guard.id` is the
+ * row's guard, and where they are ranked (leverage > 0), best rank first.
+ */
+export interface ReplayGuardJoin {
+  /** Index into summary.json `replay.guards_summary`. */
+  index: number;
+  guard: string;
+  fixes: { id: string; name: string }[];
+  ranks: GuardFixRank[];
+}
+
 export interface ReportData {
   summary: RunSummary;
   taxonomy: Taxonomy;
   /** Per model: counts[k] = annotated failed traces with exactly k distinct modes (k = 0 … max seen). */
   modesPerFailed: { model: string; counts: number[] }[];
   traces: TraceEntry[];
+  /** The replay's guards joined to the ranked interventions; null when the run has no replay (e.g. `analyze --judge`). */
+  replayGuards: ReplayGuardJoin[] | null;
 }
 
 const outcomeOrder = (s: boolean | null) => (s === false ? 0 : s === null ? 1 : 2);
@@ -88,5 +112,20 @@ export function buildReportData(summary: RunSummary, diagnoses: readonly Diagnos
     histograms.set(t.model, h);
   }
   const modesPerFailed = summary.models.map((m) => ({ model: m.model, counts: histograms.get(m.model) ?? [] }));
-  return { summary, taxonomy, modesPerFailed, traces };
+  return { summary, taxonomy, modesPerFailed, traces, replayGuards: summary.replay ? joinReplayGuards(summary) : null };
+}
+
+/** Joins each replayed guard to the catalogue and the per-model rankings on the catalogue's `guard.id`. */
+function joinReplayGuards(summary: RunSummary): ReplayGuardJoin[] {
+  return summary.replay!.guards_summary.map((g, index) => {
+    const fixes = INTERVENTIONS.interventions.filter((iv) => iv.guard.id === g.guard).map((iv) => ({ id: iv.id, name: iv.name }));
+    const ranks: GuardFixRank[] = [];
+    summary.interventions.forEach((gi, group) =>
+      gi.ranking.forEach((r, position) => {
+        if (r.guard.id === g.guard && r.leverage > 0) ranks.push({ model: gi.value, group, position, id: r.id, rank: r.rank, leverage: r.leverage });
+      }),
+    );
+    ranks.sort((a, b) => a.rank - b.rank || b.leverage - a.leverage || a.model.localeCompare(b.model));
+    return { index, guard: g.guard, fixes, ranks };
+  });
 }

@@ -6,8 +6,10 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpus } from "../testing/corpus.js";
+import { INTERVENTIONS } from "../analysis/index.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import { buildReportData } from "./data.js";
-import { HOSTILE, hostileRun } from "../testing/report-fixtures.js";
+import { HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { renderHtml } from "./html.js";
 import { summarize, type RunSummary } from "./summary.js";
 
@@ -117,7 +119,7 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
       expect(await page.locator("script").count()).toBe(0);
       // the inline style block applied (the CSP allows it by hash): the body font is the report's, tables collapse
       expect(await page.locator("table").first().evaluate((t: { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { borderCollapse: string } } } }) => t.ownerDocument.defaultView.getComputedStyle(t).borderCollapse)).toBe("collapse");
-      for (const id of ["models", "heatmap", "deltas", "modes-per-failed", "cooccurrence", "interventions", "traces"]) {
+      for (const id of ["models", "heatmap", "deltas", "modes-per-failed", "cooccurrence", "interventions", "replay", "traces"]) {
         const box = await page.locator(`section#${id}`).boundingBox();
         expect(box?.height ?? 0, id).toBeGreaterThan(40);
       }
@@ -127,6 +129,7 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
       await page.screenshot({ path: join(SCREENSHOTS, "corpus-report.png"), fullPage: false });
       await page.locator("#heatmap").screenshot({ path: join(SCREENSHOTS, "corpus-heatmap.png") });
       await page.locator("#interventions").screenshot({ path: join(SCREENSHOTS, "corpus-interventions.png") });
+      await page.locator("#replay").screenshot({ path: join(SCREENSHOTS, "corpus-replay.png") });
       expect(existsSync(join(SCREENSHOTS, "corpus-report.png"))).toBe(true);
     } finally {
       await page.close();
@@ -159,6 +162,50 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
       });
       expect(tagged.filter((t) => t.key.startsWith("interventions[")).length).toBeGreaterThan(0);
 
+      // the guard replay ("what the recommended fixes would have caught"): every total, model, guard and cross-tab row
+      const replay = summary.replay!;
+      expect(replay.totals.traces).toBe(summary.counts.traces);
+      const keys = new Set(tagged.map((t) => t.key));
+      for (const k of Object.keys(replay.totals)) expect(keys.has(`replay.totals.${k}`), k).toBe(true);
+      replay.models.forEach((m, i) => {
+        for (const k of ["traces", "intervened", "stopped", "decisions.warn", "decisions.block", "decisions.require", "decisions.stop", "steps_saved", "tokens_saved", "findings_addressed", "findings"])
+          expect(keys.has(`replay.models[${i}].${k}`), `${m.model} ${k}`).toBe(true);
+      });
+      replay.guards_summary.forEach((g, i) => {
+        for (const k of ["traces", "interventions", "decisions.warn", "decisions.block", "decisions.require", "decisions.stop", "findings_addressed"]) expect(keys.has(`replay.guards_summary[${i}].${k}`), `${g.guard} ${k}`).toBe(true);
+      });
+      replay.crosstab.forEach((c, i) => {
+        for (const k of ["interventions", "traces_intervened", "traces_with_finding", "traces_caught", "traces_guard_only"]) expect(keys.has(`replay.crosstab[${i}].${k}`), `${c.mode} ${k}`).toBe(true);
+      });
+      // each guard row names its catalogue fix and cites exactly the rankings whose guard id is that guard
+      const guardRows: { guard: string; text: string; rankings: string[] }[] = await page.locator("#replay tr[data-guard]").evaluateAll((els: (El & { querySelectorAll(s: string): El[] })[]) =>
+        els.map((e) => ({
+          guard: e.getAttribute("data-guard")!,
+          text: e.textContent ?? "",
+          rankings: [...e.querySelectorAll("[data-key$='.leverage']")].map((x) => x.getAttribute("data-key")!.replace(/\.leverage$/, "")),
+        })),
+      );
+      expect(guardRows.map((r) => r.guard)).toEqual(replay.guards_summary.map((g) => g.guard));
+      for (const row of guardRows) {
+        const entry = INTERVENTIONS.interventions.find((iv) => iv.guard.id === row.guard);
+        if (entry) expect(row.text).toContain(entry.name);
+        const expected = summary.interventions.flatMap((gi, i) => gi.ranking.flatMap((r, k) => (r.guard.id === row.guard && r.leverage > 0 ? [`interventions[${i}].ranking[${k}]`] : [])));
+        expect([...row.rankings].sort(), row.guard).toEqual(expected.sort());
+      }
+      // the highlights, grouped under their titles, as many as summary.json lists of each kind (up to 50 shown)
+      for (const kind of Object.keys(HIGHLIGHT_TITLES) as HighlightKind[]) {
+        const n = replay.highlights.filter((h) => h.kind === kind).length;
+        const heading = page.locator(`#replay h4[data-highlight-kind="${kind}"]`);
+        expect(await heading.getAttribute("data-count"), kind).toBe(String(n));
+        expect(await heading.textContent()).toBe(`${HIGHLIGHT_TITLES[kind]}: ${n} trace${n === 1 ? "" : "s"}`);
+        expect(await page.locator(`#replay li[data-highlight="${kind}"]`).count(), kind).toBe(Math.min(n, 50));
+      }
+      // the definitions are the footnotes, each marker pointing at one
+      for (const [k, text] of Object.entries(replay.definitions)) expect(await page.locator(`#replay li[data-definition="${k}"]`).textContent()).toContain(text);
+      const markers: string[] = await page.locator("#replay sup a").evaluateAll((els: El[]) => els.map((e) => e.getAttribute("href")!));
+      expect(markers.length).toBeGreaterThan(0);
+      for (const m of new Set(markers)) expect(await page.locator(`#replay ${m}[data-definition]`).count(), m).toBe(1);
+
       // the modes-per-failed-trace histograms (counted from findings.jsonl) agree with summary.json's mean and n
       const bars: { model: string; k: number; n: number }[] = await page.locator("[data-histogram]").evaluateAll((els: El[]) =>
         els.map((e) => ({ model: e.getAttribute("data-histogram")!, k: Number(e.getAttribute("data-modes")), n: Number(e.getAttribute("data-count")) })),
@@ -176,7 +223,7 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
 
   it("shows hostile trace text as text and runs none of it", async () => {
     const diagnoses = hostileRun();
-    const s = await summarize("hostile", "rules@test", { traces: diagnoses.length }, diagnoses);
+    const s = { ...(await summarize("hostile", "rules@test", { traces: diagnoses.length }, diagnoses)), replay: hostileReplay() };
     const file = join(work, "hostile.html");
     writeFileSync(file, renderHtml(buildReportData(s, diagnoses)));
     const { page, requests, problems } = await open(file);
@@ -193,6 +240,11 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
       expect(quote).toContain("rtl⟦U+202E⟧txt.exe");
       expect(quote).toContain("bad\uFFFD half\uFFFD nul\uFFFD");
       expect(await page.locator("a[href^='javascript']").count()).toBe(0);
+      // the guard replay quotes a failing tool's hostile output in its highlight: shown as text too
+      const highlight = (await page.locator(`#replay li[data-highlight="repeated_calls"]`).textContent()) ?? "";
+      expect(highlight).toContain(HOSTILE.script);
+      expect(highlight).toContain(HOSTILE.img);
+      expect(highlight).toContain("rtl⟦U+202E⟧txt.exe");
       await page.screenshot({ path: join(SCREENSHOTS, "hostile-report.png"), fullPage: true });
     } finally {
       await page.close();

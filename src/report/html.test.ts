@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
-import { HOSTILE, hostileRun } from "../testing/report-fixtures.js";
+import { HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
+import { INTERVENTIONS } from "../analysis/index.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import { renderHtml } from "./html.js";
 import { summarize } from "./summary.js";
 
@@ -43,7 +45,9 @@ describe("escapeHtml", () => {
 
 describe("renderHtml", async () => {
   const diagnoses = hostileRun();
-  const summary = await summarize("run-1", "rules@test", { traces: diagnoses.length, annotated: diagnoses.length - 1, failed: 1, files: 1, errors: 0 }, diagnoses);
+  const plain = await summarize("run-1", "rules@test", { traces: diagnoses.length, annotated: diagnoses.length - 1, failed: 1, files: 1, errors: 0 }, diagnoses);
+  // with a guard replay whose trace text is hostile too: every check below covers its section as well
+  const summary = { ...plain, replay: hostileReplay() };
   const html = renderHtml(buildReportData(summary, diagnoses));
 
   it("runs no script and loads nothing: CSP, no script element, no handlers, no URLs from trace text", () => {
@@ -97,5 +101,73 @@ describe("renderHtml", async () => {
     const capped = renderHtml(buildReportData(summary, diagnoses), { maxTraces: 3 });
     expect([...capped.matchAll(/<tr data-trace=/g)]).toHaveLength(3);
     expect(capped).toContain(`${diagnoses.length - 3} more traces are not shown here`);
+  });
+
+  describe("the guard replay section", () => {
+    const replay = summary.replay;
+    const section = /<section id="replay">[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+    const keys = [...section.matchAll(/data-key="([^"]+)"/g)].map((m) => m[1]!);
+
+    it("is there only when the run has a replay", () => {
+      expect(section).toContain("<h2>What the recommended fixes would have caught</h2>");
+      expect(html).toContain(`<a href="#replay">`);
+      const without = renderHtml(buildReportData(plain, diagnoses));
+      expect(without).not.toContain(`id="replay"`);
+      expect(without).not.toContain(`href="#replay"`);
+    });
+
+    it("shows the totals, every model, guard and cross-tab row of summary.json's replay", () => {
+      for (const k of Object.keys(replay.totals)) expect(keys).toContain(`replay.totals.${k}`);
+      replay.models.forEach((_, i) => {
+        for (const k of ["traces", "intervened", "stopped", "decisions.warn", "decisions.stop", "steps_saved", "tokens_saved", "findings_addressed", "findings"]) expect(keys).toContain(`replay.models[${i}].${k}`);
+      });
+      replay.guards_summary.forEach((_, i) => {
+        for (const k of ["traces", "interventions", "decisions.warn", "decisions.block", "decisions.require", "decisions.stop", "findings_addressed"]) expect(keys).toContain(`replay.guards_summary[${i}].${k}`);
+      });
+      replay.crosstab.forEach((_, i) => {
+        for (const k of ["interventions", "traces_intervened", "traces_with_finding", "traces_caught", "traces_guard_only"]) expect(keys).toContain(`replay.crosstab[${i}].${k}`);
+      });
+      // the hostile model name is one of the rows, escaped
+      expect(section).toContain(`<td>${escapeHtml(HOSTILE.img)}</td>`);
+    });
+
+    it("joins each guard to the ranked interventions whose catalogue guard id is that guard", () => {
+      const rows = [...section.matchAll(/<tr data-guard="([^"]+)">([\s\S]*?)<\/tr>/g)];
+      expect(rows.map((m) => m[1])).toEqual(replay.guards_summary.map((g) => g.guard));
+      let ranked = 0;
+      for (const [, guard, row] of rows) {
+        const entry = INTERVENTIONS.interventions.find((iv) => iv.guard.id === guard);
+        if (entry) expect(row).toContain(escapeHtml(entry.name));
+        // every ranking cited in the row is this guard's, and every ranking of this guard with leverage is cited
+        const cited = new Set([...row!.matchAll(/data-key="(interventions\[\d+\]\.ranking\[\d+\])\.leverage"/g)].map((m) => m[1]!));
+        const expected = summary.interventions.flatMap((gi, i) => gi.ranking.flatMap((r, k) => (r.guard.id === guard && r.leverage > 0 ? [`interventions[${i}].ranking[${k}]`] : [])));
+        expect([...cited].sort(), guard).toEqual(expected.sort());
+        for (const c of cited) expect((at(summary, c) as { guard: { id: string } }).guard.id).toBe(guard);
+        ranked += cited.size;
+      }
+      expect(ranked).toBeGreaterThan(0);
+    });
+
+    it("lists the highlights under their titles, hostile text escaped, with the definitions as footnotes", () => {
+      for (const kind of Object.keys(HIGHLIGHT_TITLES) as HighlightKind[]) {
+        const n = replay.highlights.filter((h) => h.kind === kind).length;
+        expect(section).toContain(`<h4 data-highlight-kind="${kind}" data-count="${n}">${escapeHtml(HIGHLIGHT_TITLES[kind])}: ${n} trace${n === 1 ? "" : "s"}</h4>`);
+        expect([...section.matchAll(new RegExp(`<li data-highlight="${kind}">`, "g"))]).toHaveLength(n);
+      }
+      const repeated = replay.highlights.find((h) => h.kind === "repeated_calls")!;
+      expect(repeated.reason).toContain(HOSTILE.script); // the guard quoted the failing tool's output
+      expect(section).toContain(escapeHtml(repeated.reason));
+      expect(section).toContain(`<code>${escapeHtml(HOSTILE.script)}</code>`);
+      expect(section).toContain("rtl⟦U+202E⟧txt.exe");
+      expect(section).not.toMatch(/<script|<img/);
+      // every footnote marker points at a definition, and each definition is summary.json's text
+      const targets = [...section.matchAll(/href="#([a-z-]+)"/g)].map((m) => m[1]!).filter((t) => t.startsWith("replay-def-"));
+      expect(new Set(targets).size).toBe(4);
+      for (const t of targets) expect(section).toContain(`<li id="${t}"`);
+      for (const [k, text] of Object.entries(replay.definitions)) {
+        expect(section).toContain(`data-definition="${k}"><b>`);
+        expect(section).toContain(escapeHtml(text));
+      }
+    });
   });
 });

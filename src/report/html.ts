@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { INTERVENTIONS, type GroupStats, type RankedIntervention } from "../analysis/index.js";
-import type { ReportData, TraceEntry } from "./data.js";
+import { HIGHLIGHT_TITLES, type HighlightKind, type ReplayDecision, type ReplaySummary } from "../guards/replay.js";
+import type { ReplayGuardJoin, ReportData, TraceEntry } from "./data.js";
 import { escapeHtml as esc } from "./escape.js";
 
 /*
@@ -81,6 +82,11 @@ blockquote{margin:4px 0 6px;padding:4px 8px;border-left:3px solid var(--line);ba
 td.id{word-break:break-all;max-width:280px}
 td.id small{color:var(--muted)}
 footer{color:var(--muted);font-size:12px;padding:24px 20px 40px}
+h4{font-size:13px;margin:12px 0 4px}
+ul.hl{padding-left:20px;margin:4px 0 8px}
+ul.hl li{margin:0 0 4px}
+ol.fn{font-size:12px;color:var(--muted);padding-left:22px}
+sup a{color:var(--accent);text-decoration:none}
 `;
 
 const CLASS_COLOUR: Record<string, string> = { fatal: "#b2182b", benign: "#1a7f37", undetermined: "#8a939c" };
@@ -270,6 +276,95 @@ function interventions(d: ReportData): string {
   );
 }
 
+/** The replay's definitions (summary.json `replay.definitions`) as footnotes, numbered in order of first reference. */
+const FOOTNOTES = [
+  { key: "truncation", id: "replay-def-truncation", label: "ended early" },
+  { key: "steps_saved", id: "replay-def-steps-saved", label: "steps saved" },
+  { key: "tokens_saved", id: "replay-def-tokens-saved", label: "tokens saved" },
+  { key: "addresses", id: "replay-def-addresses", label: "findings addressed" },
+] as const;
+const fnRef = (key: (typeof FOOTNOTES)[number]["key"]) => {
+  const n = FOOTNOTES.findIndex((f) => f.key === key);
+  return `<sup><a href="#${FOOTNOTES[n]!.id}">${n + 1}</a></sup>`;
+};
+
+/** Highlights listed per kind at most; the rest are counted (all are in summary.json `replay.highlights`). */
+const HIGHLIGHTS_SHOWN = 50;
+
+function decisionCells(key: string, d: Record<ReplayDecision, number>): string {
+  return (["warn", "block", "require", "stop"] as const).map((x) => `<td class="n">${stat(`${key}.decisions.${x}`, d[x], "int")}</td>`).join("");
+}
+
+function fixCell(j: ReplayGuardJoin | undefined): string {
+  if (!j || j.fixes.length === 0) return `<span class="unk">not in catalogue v${esc(INTERVENTIONS.version)}</span>`;
+  const names = j.fixes.map((f) => `<a href="#interventions">${esc(f.name)}</a>`).join(", ");
+  if (j.ranks.length === 0) return `${names}<br><span class="ci">no leverage in any model</span>`;
+  const best = j.ranks[0]!;
+  const list = j.ranks
+    .map((r) => `<li>${esc(r.model)}: rank ${stat(`interventions[${r.group}].ranking[${r.position}].rank`, r.rank, "int")} · leverage ${stat(`interventions[${r.group}].ranking[${r.position}].leverage`, r.leverage, "num2")}</li>`)
+    .join("");
+  return `${names}<details><summary>ranked in ${esc(j.ranks.length)} model${j.ranks.length === 1 ? "" : "s"}, best rank ${stat(`interventions[${best.group}].ranking[${best.position}].rank`, best.rank, "int")}</summary><ul>${list}</ul></details>`;
+}
+
+function replaySection(d: ReportData, opts: HtmlOptions): string {
+  const r = d.summary.replay!;
+  const t = r.totals;
+  const card = (key: keyof ReplaySummary["totals"], label: string, note = "") => `<div class="card">${stat(`replay.totals.${key}`, t[key], "int", "b")}<small>${esc(label)}${note}</small></div>`;
+  const cards = `<div class="cards">${card("traces", "traces replayed")}${card("intervened", "with an intervention")}${card("stopped", "ended early", fnRef("truncation"))}${card("interventions", "interventions")}${card("steps_saved", "steps saved", fnRef("steps_saved"))}${card("tokens_saved", "tokens saved", fnRef("tokens_saved"))}${card("errors", "replay errors")}</div>`;
+
+  const guardRows = r.guards_summary
+    .map((g, i) => {
+      const k = `replay.guards_summary[${i}]`;
+      return `<tr data-guard="${esc(g.guard)}"><td><code>${esc(g.guard)}</code></td><td>${fixCell(d.replayGuards?.[i])}</td><td>${g.modes.map((m) => `<span class="badge">FM-${esc(m)}</span>`).join("") || "–"}</td><td class="n">${stat(`${k}.traces`, g.traces, "int")}</td><td class="n">${stat(`${k}.interventions`, g.interventions, "int")}</td>${decisionCells(k, g.decisions)}<td class="n">${stat(`${k}.findings_addressed`, g.findings_addressed, "int")}</td></tr>`;
+    })
+    .join("");
+  const perGuard = `<h3>Per guard</h3><div class="scroll"><table><thead><tr><th>guard</th><th>recommended fix (ranked interventions)</th><th>modes</th><th class="n">traces</th><th class="n">interventions</th><th class="n">warn</th><th class="n">block</th><th class="n">require</th><th class="n">stop</th><th class="n">findings addressed${fnRef("addresses")}</th></tr></thead><tbody>${guardRows}</tbody></table></div>`;
+
+  const modelRows = r.models
+    .map((m, i) => {
+      const k = `replay.models[${i}]`;
+      return `<tr data-replay-model="${esc(m.model)}"><td>${esc(m.model)}</td><td class="n">${stat(`${k}.traces`, m.traces, "int")}</td><td class="n">${stat(`${k}.intervened`, m.intervened, "int")}</td><td class="n">${stat(`${k}.stopped`, m.stopped, "int")}</td>${decisionCells(k, m.decisions)}<td class="n">${stat(`${k}.steps_saved`, m.steps_saved, "int")}</td><td class="n">${stat(`${k}.tokens_saved`, m.tokens_saved, "int")}</td><td class="n">${stat(`${k}.findings_addressed`, m.findings_addressed, "int")} of ${stat(`${k}.findings`, m.findings, "int")}</td></tr>`;
+    })
+    .join("");
+  const perModel = `<h3>Per model</h3><div class="scroll"><table><thead><tr><th>model</th><th class="n">traces</th><th class="n">intervened</th><th class="n">ended early${fnRef("truncation")}</th><th class="n">warn</th><th class="n">block</th><th class="n">require</th><th class="n">stop</th><th class="n">steps saved${fnRef("steps_saved")}</th><th class="n">tokens saved${fnRef("tokens_saved")}</th><th class="n">findings addressed${fnRef("addresses")} of findings in guarded modes</th></tr></thead><tbody>${modelRows}</tbody></table></div>`;
+
+  const crossRows = r.crosstab
+    .map((c, i) => {
+      const k = `replay.crosstab[${i}]`;
+      return `<tr data-crosstab="${esc(c.mode)}"><td><span class="badge">FM-${esc(c.mode)}</span></td><td>${esc(c.name)}</td><td>${c.guards.map((g) => `<code>${esc(g)}</code>`).join(", ") || "–"}</td><td class="n">${stat(`${k}.interventions`, c.interventions, "int")}</td><td class="n">${stat(`${k}.traces_intervened`, c.traces_intervened, "int")}</td><td class="n">${stat(`${k}.traces_with_finding`, c.traces_with_finding, "int")}</td><td class="n">${stat(`${k}.traces_caught`, c.traces_caught, "int")}</td><td class="n">${stat(`${k}.traces_guard_only`, c.traces_guard_only, "int")}</td></tr>`;
+    })
+    .join("");
+  const crosstab = `<h3>Cross-tab with the rule detectors</h3><p class="note">Traces per MAST mode: with an intervention of the mode, with a detector finding of it, caught (an intervention of the mode addresses${fnRef("addresses")} a finding of it), and guard only (an intervention but no finding of the mode: the guard saw what the rules did not, or a false alarm).</p><div class="scroll"><table><thead><tr><th>mode</th><th>name</th><th>guards</th><th class="n">interventions</th><th class="n">traces intervened</th><th class="n">traces with finding</th><th class="n">caught</th><th class="n">guard only</th></tr></thead><tbody>${crossRows}</tbody></table></div>`;
+
+  const cut = opts.maxEvidence ?? 600;
+  const groups = (Object.keys(HIGHLIGHT_TITLES) as HighlightKind[])
+    .map((kind) => {
+      const hits = r.highlights.filter((h) => h.kind === kind);
+      const items = hits
+        .slice(0, HIGHLIGHTS_SHOWN)
+        .map((h) => {
+          const reason = h.reason.length > cut ? `${h.reason.slice(0, cut)}… (${h.reason.length - cut} more characters)` : h.reason;
+          return `<li data-highlight="${esc(kind)}"><code>${esc(h.trace_id)}</code> · ${esc(h.model)} · step ${esc(h.step ?? "–")} · <code>${esc(h.guard)}</code> ${esc(h.decision)} (FM-${esc(h.mode)}): ${esc(reason)}</li>`;
+        })
+        .join("");
+      const more = hits.length > HIGHLIGHTS_SHOWN ? `<p class="note">${hits.length - HIGHLIGHTS_SHOWN} more in summary.json (replay.highlights).</p>` : "";
+      return `<h4 data-highlight-kind="${esc(kind)}" data-count="${hits.length}">${esc(HIGHLIGHT_TITLES[kind])}: ${hits.length} trace${hits.length === 1 ? "" : "s"}</h4>${items ? `<ul class="hl">${items}</ul>` : ""}${more}`;
+    })
+    .join("");
+  const highlights = `<h3>What the guards would have caught</h3><p class="note">The first catch of each kind per trace, in trace order.</p>${groups}`;
+
+  const errors = r.traces.flatMap((x) => x.errors.map((e) => ({ trace: x.trace_id, ...e })));
+  const errorList = errors.length
+    ? `<h3>Errors during the replay (${esc(errors.length)})</h3><p class="note">The rest of each replay still ran.</p><ul class="hl">${errors
+        .slice(0, HIGHLIGHTS_SHOWN)
+        .map((e) => `<li><code>${esc(e.trace)}</code>${e.step !== undefined ? ` step ${esc(e.step)}` : ""}: ${esc(e.source)}: ${esc(e.message)}</li>`)
+        .join("")}</ul>${errors.length > HIGHLIGHTS_SHOWN ? `<p class="note">${errors.length - HIGHLIGHTS_SHOWN} more in summary.json (replay.traces[].errors).</p>` : ""}`
+    : "";
+
+  const footnotes = `<ol class="fn">${FOOTNOTES.map((f) => `<li id="${f.id}" data-definition="${f.key}"><b>${esc(f.label)}</b>: ${esc(r.definitions[f.key])}</li>`).join("")}</ol>`;
+  return cards + perGuard + perModel + crosstab + highlights + errorList + footnotes;
+}
+
 function outcomeCell(t: TraceEntry): string {
   const score = t.score !== null ? ` <span class="ci">${esc(t.metric ?? "score")} ${esc(Number.isInteger(t.score) ? t.score : t.score.toFixed(3))}</span>` : "";
   if (t.success === true) return `<span class="ok">success</span>${score}`;
@@ -325,6 +420,16 @@ export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
       interventions(d),
       `Per model, leverage = Σ over the intervention's modes of coverage × fatality weight (fatal 1, undetermined 0.5, benign 0.1) × prevalence among failed traces${catalogue ? ` (catalogue v${esc(catalogue)})` : ""}. Each explanation uses that model's own numbers.`,
     ),
+    ...(s.replay
+      ? [
+          section(
+            "replay",
+            "What the recommended fixes would have caught",
+            replaySection(d, opts),
+            `Every trace replayed step by step through the runtime guards (configuration <code>${esc(s.replay.guards)}</code>), as if they had been in the loop: where each guard would have intervened, what that would have saved, and which of the rule detectors' findings it addresses. Each guard is what a ranked intervention above recommends building.`,
+          ),
+        ]
+      : []),
     section("traces", "Traces", traceRows(d, opts), "Every finding cites steps and a verbatim quote from the trace. Trace text is shown as text: it is escaped and never executed."),
   ].join("");
   return `<!doctype html>
@@ -342,7 +447,7 @@ export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
 <h1>faultline report</h1>
 <p class="meta">run <code>${esc(s.run_id)}</code> · annotator <code>${esc(s.annotator)}</code> · taxonomy <code>${esc(d.taxonomy.version)}</code></p>
 ${cards(d)}
-<nav><a href="#models">Models</a><a href="#heatmap">Heatmap</a><a href="#deltas">Successful vs failed</a><a href="#modes-per-failed">Modes per failed trace</a><a href="#cooccurrence">Co-occurrence</a><a href="#interventions">Interventions</a><a href="#traces">Traces</a></nav>
+<nav><a href="#models">Models</a><a href="#heatmap">Heatmap</a><a href="#deltas">Successful vs failed</a><a href="#modes-per-failed">Modes per failed trace</a><a href="#cooccurrence">Co-occurrence</a><a href="#interventions">Interventions</a>${s.replay ? `<a href="#replay">Guard replay</a>` : ""}<a href="#traces">Traces</a></nav>
 </header>
 <main>
 ${body}

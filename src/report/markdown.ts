@@ -1,4 +1,5 @@
 import { INTERVENTIONS, type GroupStats } from "../analysis/index.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import type { ReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
 import { formatNumber } from "./html.js";
@@ -42,6 +43,112 @@ function modeTable(g: GroupStats): string {
     ]);
   if (rows.length === 0) return "No mode found in this group's annotated traces.";
   return table(["mode", "name", "all", "successful", "failed", "Δ pp [95% CI]", "p", "class"], rows, [2, 3, 4, 5, 6]);
+}
+
+/** Highlights listed per kind at most in report.md; all are in summary.json `replay.highlights` and report.html. */
+const MD_HIGHLIGHTS = 20;
+
+/** "What the recommended fixes would have caught": the guard replay in summary.json `replay`, with its definitions as footnotes. */
+function replayMarkdown(d: ReportData): string[] {
+  const r = d.summary.replay!;
+  const t = r.totals;
+  const int = (x: number) => formatNumber(x, "int");
+  const out: string[] = [`## What the recommended fixes would have caught`, ""];
+  out.push(
+    `Every trace replayed step by step through the runtime guards (configuration ${mdText(r.guards)}), as if they had been in the loop: ` +
+      `${int(t.intervened)} of ${int(t.traces)} traces with an intervention (${int(t.interventions)} interventions), ${int(t.stopped)} ended early[^replay-truncation], ` +
+      `${int(t.steps_saved)} steps saved[^replay-steps-saved], ${int(t.tokens_saved)} tokens saved[^replay-tokens-saved], ${int(t.errors)} replay errors.`,
+    "",
+  );
+  out.push(`### Per guard`, "");
+  out.push(
+    table(
+      ["guard", "recommended fix", "modes", "traces", "interventions", "warn", "block", "require", "stop", "findings addressed[^replay-addresses]"],
+      r.guards_summary.map((g, i) => {
+        const j = d.replayGuards?.[i];
+        return [
+          mdText(g.guard),
+          j?.fixes.map((f) => mdText(f.name)).join(", ") || `not in catalogue v${mdText(INTERVENTIONS.version)}`,
+          g.modes.map((m) => `FM-${mdText(m)}`).join(", ") || "–",
+          int(g.traces),
+          int(g.interventions),
+          int(g.decisions.warn),
+          int(g.decisions.block),
+          int(g.decisions.require),
+          int(g.decisions.stop),
+          int(g.findings_addressed),
+        ];
+      }),
+      [3, 4, 5, 6, 7, 8, 9],
+    ),
+    "",
+  );
+  for (const j of d.replayGuards ?? []) {
+    if (!j.fixes.length) continue;
+    const where = j.ranks.length
+      ? `ranked in ${j.ranks.length} model${j.ranks.length === 1 ? "" : "s"}: ${j.ranks.map((x) => `${mdText(x.model)} #${x.rank} (leverage ${num2(x.leverage)})`).join(", ")}.`
+      : "no leverage in any model.";
+    out.push(`- ${mdText(j.guard)} (${j.fixes.map((f) => mdText(f.name)).join(", ")}): ${where}`);
+  }
+  if (d.replayGuards?.some((j) => j.fixes.length)) out.push("");
+  out.push(`### Per model`, "");
+  out.push(
+    table(
+      ["model", "traces", "intervened", "ended early", "warn", "block", "require", "stop", "steps saved", "tokens saved", "findings addressed / in guarded modes"],
+      r.models.map((m) => [
+        mdText(m.model),
+        int(m.traces),
+        int(m.intervened),
+        int(m.stopped),
+        int(m.decisions.warn),
+        int(m.decisions.block),
+        int(m.decisions.require),
+        int(m.decisions.stop),
+        int(m.steps_saved),
+        int(m.tokens_saved),
+        `${int(m.findings_addressed)}/${int(m.findings)}`,
+      ]),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    ),
+    "",
+  );
+  out.push(`### Cross-tab with the rule detectors`, "");
+  out.push(
+    "Traces per MAST mode. Caught: an intervention of the mode addresses a finding of it; guard only: an intervention but no finding of the mode (the guard saw what the rules did not, or a false alarm).",
+    "",
+  );
+  out.push(
+    table(
+      ["mode", "name", "guards", "interventions", "traces intervened", "traces with finding", "caught", "guard only"],
+      r.crosstab.map((c) => [`FM-${mdText(c.mode)}`, mdText(c.name), c.guards.map(mdText).join(", ") || "–", int(c.interventions), int(c.traces_intervened), int(c.traces_with_finding), int(c.traces_caught), int(c.traces_guard_only)]),
+      [3, 4, 5, 6, 7],
+    ),
+    "",
+  );
+  out.push(`### What the guards would have caught`, "", "The first catch of each kind per trace, in trace order.", "");
+  for (const kind of Object.keys(HIGHLIGHT_TITLES) as HighlightKind[]) {
+    const hits = r.highlights.filter((h) => h.kind === kind);
+    out.push(`#### ${mdText(HIGHLIGHT_TITLES[kind])}: ${hits.length} trace${hits.length === 1 ? "" : "s"}`, "");
+    for (const h of hits.slice(0, MD_HIGHLIGHTS))
+      out.push(`- ${mdText(h.trace_id)} (${mdText(h.model)}) step ${h.step ?? "–"}: ${mdText(h.guard)} ${mdText(h.decision)} (FM-${mdText(h.mode)}): ${mdText(h.reason.length > 300 ? `${h.reason.slice(0, 299)}…` : h.reason)}`);
+    if (hits.length > MD_HIGHLIGHTS) out.push(`- … ${hits.length - MD_HIGHLIGHTS} more in report.html and summary.json`);
+    if (hits.length) out.push("");
+  }
+  const errors = r.traces.flatMap((x) => x.errors.map((e) => ({ trace: x.trace_id, ...e })));
+  if (errors.length) {
+    out.push(`### Errors during the replay (${errors.length})`, "");
+    for (const e of errors.slice(0, MD_HIGHLIGHTS)) out.push(`- ${mdText(e.trace)}${e.step !== undefined ? ` step ${e.step}` : ""}: ${mdText(e.source)}: ${mdText(e.message)}`);
+    if (errors.length > MD_HIGHLIGHTS) out.push(`- … ${errors.length - MD_HIGHLIGHTS} more in summary.json`);
+    out.push("");
+  }
+  out.push(
+    `[^replay-truncation]: Ended early: ${mdText(r.definitions.truncation)}`,
+    `[^replay-steps-saved]: Steps saved: ${mdText(r.definitions.steps_saved)}`,
+    `[^replay-tokens-saved]: Tokens saved: ${mdText(r.definitions.tokens_saved)}`,
+    `[^replay-addresses]: Findings addressed: ${mdText(r.definitions.addresses)}`,
+    "",
+  );
+  return out;
 }
 
 /** Renders report.md. */
@@ -100,6 +207,7 @@ export function renderMarkdown(d: ReportData): string {
       out.push("");
     }
   });
+  if (s.replay) out.push(...replayMarkdown(d));
   const notAnnotated = d.traces.filter((t) => t.modes === null);
   if (notAnnotated.length) {
     out.push(`## Traces that could not be annotated (${notAnnotated.length})`, "");

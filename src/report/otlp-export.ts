@@ -1,3 +1,4 @@
+import { FAULTLINE_VERSION } from "../version.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 
@@ -197,7 +198,7 @@ export function diagnosesToOtlp(diagnoses: readonly Diagnosis[], opts: OtlpExpor
       }
   }
   stats.records = records.length;
-  const version = opts.version ?? "0.1.0";
+  const version = opts.version ?? FAULTLINE_VERSION;
   return {
     document: {
       resourceLogs: [

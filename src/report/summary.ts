@@ -1,4 +1,5 @@
 import { groupRows, groupStatistics, labelsFromRecords, rankAllGroups, type GroupInterventions, type GroupStats } from "../analysis/index.js";
+import type { ReplaySummary } from "../guards/replay.js";
 import type { Diagnosis } from "../trace/index.js";
 
 export interface ModelSummary {
@@ -23,6 +24,8 @@ export interface RunSummary {
   statistics: GroupStats[];
   /** Interventions ranked per model by leverage, explained with that model's numbers (src/analysis/interventions.ts). */
   interventions: GroupInterventions[];
+  /** The guard replay ("what the recommended fixes would have caught"), when the run replayed its traces (`analyze`). */
+  replay?: ReplaySummary;
 }
 
 /** Summarises diagnoses per model with the analysis stage's statistics. */

@@ -1,5 +1,6 @@
 import { MAST_CODES } from "../taxonomy/index.js";
-import { DIAGNOSIS_SCHEMA_VERSION, type Diagnosis } from "../trace/index.js";
+import { replaySummary, type ReplaySummary } from "../guards/replay.js";
+import { buildTrace, DIAGNOSIS_SCHEMA_VERSION, type Diagnosis, type Finding, type StepDraft } from "../trace/index.js";
 
 /** Test inputs for the report renderers: hostile text in every field a trace controls. */
 export const HOSTILE = {
@@ -49,4 +50,28 @@ export function hostileRun(): Diagnosis[] {
   unannotated.error = `${HOSTILE.script} could not be read`;
   out.push(unannotated);
   return out;
+}
+
+/**
+ * A guard replay over traces whose text is hostile: the loop detector quotes a failing tool's hostile error in its
+ * reason, the trace id and model are markup (the other model's name has table and Markdown syntax), and the first
+ * trace's rule finding is addressed.
+ */
+export function hostileReplay(): ReplaySummary {
+  const failing = (i: number): StepDraft[] => [
+    { agent: "a", role: "assistant", kind: "tool_call", tool: { name: "run", callId: `c${i}`, args: { cmd: HOSTILE.js, attempt: i } } },
+    { agent: "t", role: "tool", kind: "tool_result", tool: { name: "run", callId: `c${i}`, output: `${HOSTILE.script} ${HOSTILE.img} ${HOSTILE.broken}`, exitCode: 1 } },
+  ];
+  const evil = buildTrace({ id: HOSTILE.script, source: { file: HOSTILE.js, format: "test", index: 0 }, model: HOSTILE.img }, [
+    { agent: "user", role: "user", kind: "message", text: "Run it." },
+    ...failing(1),
+    ...failing(2),
+    ...failing(3),
+  ]);
+  const calm = buildTrace({ id: "calm", source: { file: "runs/calm.jsonl", format: "test", index: 0 }, model: "calm | model # with *markdown* `syntax`" }, [
+    { agent: "user", role: "user", kind: "message", text: "Hello." },
+    { agent: "a", role: "assistant", kind: "message", text: "Hello, how can I help?" },
+  ]);
+  const repeated: Finding = { mode: "1.3", confidence: 0.9, steps: [1, 3, 5, 6], evidence: HOSTILE.script, detector: "rules/step-repetition" };
+  return replaySummary([{ trace: evil, findings: [repeated] }, { trace: calm, findings: [] }]);
 }

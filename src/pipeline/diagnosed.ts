@@ -1,0 +1,45 @@
+import { readTraces, type Diagnostic, type ReadOptions } from "../formats/index.js";
+import type { Diagnosis, Trace } from "../trace/index.js";
+import { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
+
+/** What a run read and annotated: every file, problem and skipped record is counted. */
+// a type alias (not an interface) so it stays assignable to Record<string, number>
+export type RunCounts = {
+  files: number;
+  traces: number;
+  annotated: number;
+  failed: number;
+  errors: number;
+  warnings: number;
+  skipped_lines: number;
+  skipped_traces: number;
+  refused_files: number;
+};
+
+export const emptyRunCounts = (): RunCounts => ({ files: 0, traces: 0, annotated: 0, failed: 0, errors: 0, warnings: 0, skipped_lines: 0, skipped_traces: 0, refused_files: 0 });
+
+export interface DiagnosedInputOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
+  onDiagnostic?: (d: Diagnostic) => void;
+}
+
+/**
+ * Reads traces and runs the rules diagnosis on each, counting files, reader problems and skipped records into
+ * `counts` as it goes. `annotated` / `failed` are left to the caller, whose final diagnosis may differ (the judge).
+ */
+export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOptions, counts: RunCounts): AsyncGenerator<{ trace: Trace; rules: Diagnosis }> {
+  for await (const ev of readTraces(paths, { format: opts.format, groundTruth: opts.groundTruth, onFile: opts.onFile })) {
+    if (ev.type === "file") {
+      counts.files++;
+      counts.skipped_lines += ev.file.skippedLines;
+      counts.skipped_traces += ev.file.skippedTraces;
+      if (ev.file.role === "refused") counts.refused_files++;
+    } else if (ev.type === "diagnostic") {
+      if (ev.diagnostic.level === "error") counts.errors++;
+      if (ev.diagnostic.level === "warning") counts.warnings++;
+      opts.onDiagnostic?.(ev.diagnostic);
+    } else {
+      counts.traces++;
+      yield { trace: ev.trace, rules: await diagnoseTrace(ev.trace, opts) };
+    }
+  }
+}
