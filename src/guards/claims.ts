@@ -38,6 +38,9 @@ export interface ClaimDetection {
   sentence?: string;
 }
 
+/** Global copies of the claim patterns, built once (matchAll needs the `g` flag and clones the regex itself). */
+const GLOBAL_CLAIM_PATTERNS = CLAIM_PATTERNS.map((re) => new RegExp(re.source, `${re.flags}g`));
+
 function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?;])\s+|\n+/)
@@ -47,16 +50,26 @@ function sentences(text: string): string[] {
 
 export function detectCompletionClaim(text: string): ClaimDetection {
   for (const s of sentences(text))
-    for (const re of CLAIM_PATTERNS)
-      for (const m of s.matchAll(new RegExp(re.source, `${re.flags}g`))) {
+    for (const re of GLOBAL_CLAIM_PATTERNS)
+      for (const m of s.matchAll(re)) {
         const scope = s.slice(Math.max(0, m.index - NEGATION_REACH), m.index + m[0].length);
         if (!NEGATION_PATTERN.test(scope)) return { claimsSuccess: true, sentence: s };
       }
   return { claimsSuccess: false };
 }
 
+const TRAILING_MARKUP = /[\s*_`"'’)\]]+$/u;
+
 /** True when the text ends by asking something: the turn hands control to the user rather than ending the run. */
 export function endsWithQuestion(text: string): boolean {
-  const lines = text.split("\n").map((l) => l.replace(/[\s*_`"'’)\]]+$/u, "")).filter(Boolean);
-  return lines.at(-1)?.endsWith("?") ?? false;
+  // The last line with something left once trailing spaces, markup and closing quotes are stripped; read from the end,
+  // since the guards ask this of every assistant text and long ones have many lines.
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf("\n", end - 1) + 1;
+    const line = text.slice(start, end).replace(TRAILING_MARKUP, "");
+    if (line) return line.endsWith("?");
+    end = start - 1;
+  }
+  return false;
 }

@@ -93,6 +93,8 @@ export class ContextGuard implements Guard {
   private actions = 0;
   private recent: ContextState["recentResults"] = [];
   private intent?: { tools: string[]; text: string; seq: number };
+  /** Per known tool, the regex that finds it in a stated intention: built once, not per message. */
+  private readonly toolPatterns = new Map<string, RegExp>();
 
   constructor(private readonly opts: ContextGuardOptions = {}) {
     this.rules = (opts.facts ?? []).map((rule) => {
@@ -116,6 +118,7 @@ export class ContextGuard implements Guard {
     this.recent = [];
     this.intent = undefined;
     this.known.clear();
+    this.toolPatterns.clear();
     for (const t of this.opts.tools ?? []) this.known.add(t);
   }
 
@@ -256,16 +259,22 @@ export class ContextGuard implements Guard {
     for (const m of text.matchAll(INTENT_PATTERN)) {
       const clause = m[1] ?? "";
       if (/^\s*(?:not|never)\b/i.test(clause)) continue;
-      for (const t of this.known) {
-        // A tool named by a plain word ("calculate", "search") is only recognised quoted, or as `name(`, since the
-        // word itself is ordinary prose; identifier-like names (get_logs, kubectl.apply, getLogs) are recognised bare.
-        const identifierLike = /[_.\-\d]|[a-z][A-Z]/.test(t);
-        const name = escapeRe(t);
-        const re = identifierLike ? new RegExp(`(?<![\\w.-])${name}(?![\\w-])`) : new RegExp(`[\`'"]${name}[\`'"]|(?<![\\w.-])${name}\\(`);
-        if (re.test(clause)) found.add(t);
-      }
+      for (const t of this.known) if (this.toolPattern(t).test(clause)) found.add(t);
     }
     return [...found];
+  }
+
+  private toolPattern(t: string): RegExp {
+    let re = this.toolPatterns.get(t);
+    if (!re) {
+      // A tool named by a plain word ("calculate", "search") is only recognised quoted, or as `name(`, since the
+      // word itself is ordinary prose; identifier-like names (get_logs, kubectl.apply, getLogs) are recognised bare.
+      const identifierLike = /[_.\-\d]|[a-z][A-Z]/.test(t);
+      const name = escapeRe(t);
+      re = identifierLike ? new RegExp(`(?<![\\w.-])${name}(?![\\w-])`) : new RegExp(`[\`'"]${name}[\`'"]|(?<![\\w.-])${name}\\(`);
+      this.toolPatterns.set(t, re);
+    }
+    return re;
   }
 
   private contradiction(fact: string, f: Fact, value: string, where: string): GuardDecision {

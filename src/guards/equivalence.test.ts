@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callKey, normalizeArgs, resultFingerprint, sameCall, textSimilarity } from "./equivalence.js";
+import { callKey, normalizeArgs, profilesSimilar, resultFingerprint, sameCall, textProfile, textSimilarity } from "./equivalence.js";
 
 describe("argument equivalence", () => {
   it("ignores key order, JSON encoding and whitespace inside strings", () => {
@@ -43,5 +43,23 @@ describe("result fingerprints and message similarity", () => {
     expect(textSimilarity("", "")).toBe(1);
     expect(textSimilarity("Let me look at the cart service logs for errors", "Let me look at the cart service logs for errors again")).toBeGreaterThan(0.8);
     expect(textSimilarity("Let me look at the cart service logs", "The checkout deployment has two replicas")).toBeLessThan(0.2);
+  });
+
+  it("answers a threshold on profiled texts exactly as textSimilarity does, including when sizes alone decide", () => {
+    const texts = [
+      "",
+      "ok",
+      "Done.",
+      "I will check the pods now.",
+      "I will check the pods now",
+      "Let me look at the cart service logs for errors",
+      "Let me look at the cart service logs for errors again",
+      "Let me look at the cart service logs for errors again and again, then at the checkout service",
+      "The checkout deployment has two replicas",
+    ];
+    for (const a of texts)
+      for (const b of texts)
+        for (const threshold of [0, 0.2, 0.5, 0.8, 0.9, 1])
+          expect(profilesSimilar(textProfile(a), textProfile(b), threshold), `${JSON.stringify(a)} vs ${JSON.stringify(b)} at ${threshold}`).toBe(textSimilarity(a, b) >= threshold);
   });
 });

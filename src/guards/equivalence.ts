@@ -28,19 +28,48 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 
+/** A text tokenised once for {@link profileSimilarity}: a guard comparing each new message with many kept ones keeps these. */
+export interface TextProfile {
+  /** The lower-cased words joined by single spaces: equal joins mean identical normalised texts. */
+  joined: string;
+  /** Word bigrams (the words themselves for texts under three words). */
+  grams: Set<string>;
+}
+
+export function textProfile(text: string): TextProfile {
+  const w = words(text);
+  return { joined: w.join(" "), grams: w.length < 3 ? new Set(w) : new Set(w.slice(1).map((x, i) => `${w[i]} ${x}`)) };
+}
+
+/** {@link textSimilarity} of two profiled texts. */
+export function profileSimilarity(a: TextProfile, b: TextProfile): number {
+  if (a.joined === b.joined) return 1;
+  const ga = a.grams;
+  const gb = b.grams;
+  if (ga.size === 0 || gb.size === 0) return 0;
+  let inter = 0;
+  for (const g of ga) if (gb.has(g)) inter++;
+  return inter / (ga.size + gb.size - inter);
+}
+
 /**
  * Similarity of two messages in [0, 1]: Jaccard overlap of word bigrams (word sets for very short texts).
  * Identical normalised texts, including two empty ones, score 1.
  */
 export function textSimilarity(a: string, b: string): number {
-  const wa = words(a);
-  const wb = words(b);
-  if (wa.join(" ") === wb.join(" ")) return 1;
-  const grams = (w: string[]) => (w.length < 3 ? new Set(w) : new Set(w.slice(1).map((x, i) => `${w[i]} ${x}`)));
-  const ga = grams(wa);
-  const gb = grams(wb);
-  if (ga.size === 0 || gb.size === 0) return 0;
-  let inter = 0;
-  for (const g of ga) if (gb.has(g)) inter++;
-  return inter / (ga.size + gb.size - inter);
+  return profileSimilarity(textProfile(a), textProfile(b));
+}
+
+/**
+ * True when two profiled texts are at least `threshold` similar. Same answer as `profileSimilarity(a, b) >= threshold`,
+ * but skips counting the overlap when the set sizes alone rule it out: the overlap is at most the smaller set and the
+ * union at least the larger, so the score cannot exceed min/max.
+ */
+export function profilesSimilar(a: TextProfile, b: TextProfile, threshold: number): boolean {
+  if (a.joined === b.joined) return 1 >= threshold;
+  const small = Math.min(a.grams.size, b.grams.size);
+  const large = Math.max(a.grams.size, b.grams.size);
+  if (small === 0) return 0 >= threshold;
+  if (small / large < threshold) return false;
+  return profileSimilarity(a, b) >= threshold;
 }

@@ -1,5 +1,5 @@
 import { failureSignature } from "../trace/actions.js";
-import { callKey, resultFingerprint, textSimilarity, type ArgsEquivalenceOptions } from "./equivalence.js";
+import { callKey, profilesSimilar, resultFingerprint, textProfile, type ArgsEquivalenceOptions, type TextProfile } from "./equivalence.js";
 import { intervene, proceed, type Guard, type GuardContext, type GuardDecision, type GuardEvent, type ToolCallInfo } from "./types.js";
 
 export interface LoopDetectorOptions {
@@ -47,7 +47,8 @@ interface CallRecord {
 }
 
 interface MessageRecord {
-  text: string;
+  /** Tokenised once: every later message is compared with the kept ones. */
+  profile: TextProfile;
   action: number;
   seq: number;
 }
@@ -224,8 +225,9 @@ export class LoopDetector implements Guard {
   private onAssistant(text: string, ctx: GuardContext): GuardDecision {
     this.actions++;
     this.expire();
-    const similar = this.assistant.filter((m) => textSimilarity(m.text, text) >= this.o.messageSimilarity);
-    this.assistant.push({ text, action: this.actions, seq: ctx.seq });
+    const profile = textProfile(text);
+    const similar = this.assistant.filter((m) => profilesSimilar(m.profile, profile, this.o.messageSimilarity));
+    this.assistant.push({ profile, action: this.actions, seq: ctx.seq });
     const n = similar.length + 1;
     if (n === 1) return this.progress("new message");
     const stalled = this.noProgress("message repeats an earlier one", ctx);
@@ -243,8 +245,9 @@ export class LoopDetector implements Guard {
 
   private onUser(text: string, ctx: GuardContext): GuardDecision {
     const long = text.trim().split(/\s+/).length >= this.o.nudgeMinWords;
-    const similar = long ? this.users.filter((m) => textSimilarity(m.text, text) >= this.o.messageSimilarity) : [];
-    if (long) this.users.push({ text, action: this.actions, seq: ctx.seq });
+    const profile = long ? textProfile(text) : undefined;
+    const similar = profile ? this.users.filter((m) => profilesSimilar(m.profile, profile, this.o.messageSimilarity)) : [];
+    if (profile) this.users.push({ profile, action: this.actions, seq: ctx.seq });
     const n = similar.length + 1;
     if (this.o.nudgeRepeatWarnAt > 0 && n >= this.o.nudgeRepeatWarnAt)
       return intervene(

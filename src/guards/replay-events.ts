@@ -98,9 +98,18 @@ export function guardEventsFromSteps(steps: readonly Step[], opts: ReplayEventOp
           events.push({ type: "message", ...base, role: s.role, text });
           return;
         }
-        const question = endsWithQuestion(text);
-        const claim = detect(text);
-        if (!question && (i === lastAgent || (claim.claimsSuccess && yieldsAfter(i)) || harnessRefused(i))) events.push({ type: "completion", ...base, text, claimsSuccess: claim.claimsSuccess });
+        // The claim is read only for a text that may be an attempt to end (most are followed by the agent acting):
+        // the claim detector is the costliest part of building events.
+        let completion = false;
+        let claimsSuccess = false;
+        if (!endsWithQuestion(text)) {
+          const ends = i === lastAgent || harnessRefused(i);
+          if (ends || yieldsAfter(i)) {
+            claimsSuccess = detect(text).claimsSuccess;
+            completion = ends || claimsSuccess;
+          }
+        }
+        if (completion) events.push({ type: "completion", ...base, text, claimsSuccess });
         else events.push({ type: "message", ...base, role: "assistant", text });
         return;
       }
