@@ -23,7 +23,6 @@ function rng(seed: number) {
   };
 }
 const rand = rng(20261130);
-const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const hex = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
 const uuid = () => `019bc${hex(3)}-${hex(4)}-7${hex(3)}-8${hex(3)}-${hex(12)}`;
 

@@ -1,7 +1,7 @@
 import type { StepDraft } from "../../trace/index.js";
 import { compact } from "../../trace/index.js";
-import { arr, asText, isObj, str } from "../common/index.js";
-import { joinBody, splitLines, type Segmented } from "./types.js";
+import { arr, asText, str } from "../common/index.js";
+import { joinBody, jsonObject, splitLines, type Segmented } from "./types.js";
 
 /**
  * HyperAgent logs: `HyperAgent_<instance> - INFO - <label>: <text>` lines, each followed by continuation lines
@@ -73,14 +73,9 @@ function segmentLines(lines: string[]): { steps: StepDraft[]; instances: Set<str
 export function segmentHyperAgent(text: string): Segmented | undefined {
   const t = text.trimStart();
   if (t.startsWith("{")) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(t);
-    } catch {
-      return undefined;
-    }
-    const items = isObj(doc) ? arr(doc.trajectory) : [];
-    if (!isObj(doc) || items.length === 0 || !items.every((x) => typeof x === "string")) return undefined;
+    const doc = jsonObject(t);
+    const items = doc ? arr(doc.trajectory) : [];
+    if (!doc || items.length === 0 || !items.every((x) => typeof x === "string")) return undefined;
     const joined = (items as string[]).join("\n");
     if (!looksLikeHyperAgent(joined)) return undefined;
     // an item is usually one log line but may hold several: remember which item each line came from

@@ -1,7 +1,7 @@
 import type { StepDraft } from "../../trace/index.js";
 import { compact } from "../../trace/index.js";
-import { isObj, num, str } from "../common/index.js";
-import { joinBody, splitLines, type Segmented } from "./types.js";
+import { num, str } from "../common/index.js";
+import { joinBody, jsonObject, splitLines, type Segmented } from "./types.js";
 
 /**
  * MetaGPT traces come in two shapes in MAST-Data:
@@ -115,13 +115,8 @@ function segmentLoguru(content: string): StepDraft[] {
 export function segmentMetaGPT(text: string): Segmented | undefined {
   const t = text.trimStart();
   if (t.startsWith("{")) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(t);
-    } catch {
-      return undefined;
-    }
-    if (!isObj(doc) || typeof doc.content !== "string" || !looksLikeMetaGPT(doc.content)) return undefined;
+    const doc = jsonObject(t);
+    if (!doc || typeof doc.content !== "string" || !looksLikeMetaGPT(doc.content)) return undefined;
     const inner = COMM_HEADER.test(doc.content) ? segmentCommunicationLog(doc.content).steps : segmentLoguru(doc.content);
     return {
       // lines are relative to `content`, not to the wrapper

@@ -42,3 +42,13 @@ export function dedent(lines: string[]): string[] {
   if (!Number.isFinite(min) || min === 0) return lines;
   return lines.map((l) => l.slice(Math.min(min, /^[ \t]*/.exec(l)![0].length)));
 }
+
+/** A trajectory wrapped in a JSON object (MAD stores some as `{"trajectory": …}` / `{"content": …}`), or undefined. */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
