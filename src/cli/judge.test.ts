@@ -144,6 +144,8 @@ describe("faultline judge against an OpenAI-compatible server", () => {
     expect(third.code).toBe(0);
     expect(server.requests).toHaveLength(0);
     expect(third.stdout).toMatch(/calls\s+10 \(10 from the cache, 0 sent\)/);
+    // each trace is counted once (read, then annotated)
+    expect(third.stdout).toMatch(/\n10 traces from 1 files \(10 annotated\)/);
     expect(readLines(join(out, "findings.jsonl")).every((d) => d.modes !== null)).toBe(true);
   });
 

@@ -1,11 +1,9 @@
-import { createWriteStream, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { ReadOptions } from "../formats/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import type { GuardConfig } from "../guards/config.js";
 import { ReplayCollector, type ReplaySummary } from "../guards/replay.js";
-import { Store } from "../store/index.js";
-import type { Diagnosis, Trace } from "../trace/index.js";
+import { RunWriter } from "./run-writer.js";
+import type { Diagnosis } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
 
@@ -29,7 +27,6 @@ export interface AnalyzeResult {
   replay: ReplaySummary;
 }
 
-const BATCH = 200;
 
 /**
  * The main job: ingest → detect → outcome → store, streaming. Writes findings.jsonl (one line per trace) as it goes
@@ -43,35 +40,19 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
     ...(opts.taxonomy ? { taxonomy: opts.taxonomy } : {}),
     ...(opts.detectors ? { detectors: opts.detectors } : {}),
   });
-  mkdirSync(opts.out, { recursive: true });
-  const store = new Store(opts.db);
-  const runId = store.beginRun(paths, RULES_ANNOTATOR, (opts.taxonomy?.version ?? "mast-v3"));
-  const findingsPath = join(opts.out, "findings.jsonl");
-  const out = createWriteStream(findingsPath);
+  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator: RULES_ANNOTATOR, taxonomy: opts.taxonomy?.version ?? "mast-v3" });
   const counts = emptyRunCounts();
-  const diagnoses: Diagnosis[] = [];
-  let batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
-  const flush = () => {
-    if (batch.length) store.saveBatch(runId, batch);
-    batch = [];
-  };
   try {
     for await (const { trace, rules: d } of diagnosedTraces(paths, opts, counts)) {
-      if (d.modes) counts.annotated++;
-      else counts.failed++;
-      if (!out.write(`${JSON.stringify(d)}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
-      diagnoses.push(d);
+      await writer.write(trace, d, counts);
       // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay
       replay.add(trace, d.modes === null && trace.steps.length > 0 ? undefined : d.findings);
-      batch.push({ trace, diagnosis: d });
-      if (batch.length >= BATCH) flush();
       opts.onTrace?.(d);
     }
-    flush();
-    store.finishRun(runId, counts);
+    writer.finish(counts);
   } finally {
-    await new Promise<void>((r) => out.end(r));
-    store.close();
+    await writer.close();
   }
+  const { runId, diagnoses, findingsPath } = writer;
   return { runId, diagnoses, counts, findingsPath, replay: replay.summary() };
 }

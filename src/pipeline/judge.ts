@@ -1,8 +1,6 @@
-import { createWriteStream, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Diagnostic, ReadOptions } from "../formats/index.js";
 import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
-import { Store } from "../store/index.js";
+import { RunWriter } from "./run-writer.js";
 import { mast } from "../taxonomy/index.js";
 import { vectorFromFindings, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
@@ -60,7 +58,6 @@ export interface JudgeRunResult {
 
 export const judgeAnnotator = (model: string, combine = false): string => (combine ? `rules+llm:${model}` : `llm:${model}`);
 
-const BATCH = 50;
 
 interface Item {
   trace: Trace;
@@ -103,24 +100,15 @@ export function combineDiagnoses(rules: Diagnosis, judged: TraceJudgement, annot
 
 /** Runs the judge over `paths`, writes findings.jsonl and stores the run. Never throws for a trace's failure. */
 export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<JudgeRunResult> {
-  mkdirSync(opts.out, { recursive: true });
   const taxonomy = opts.taxonomy ?? mast;
   const modelName = opts.judge.model.model;
   const annotator = judgeAnnotator(modelName, opts.combine);
-  const store = new Store(opts.db);
+  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator, taxonomy: taxonomy.version });
+  const { store, runId, findingsPath } = writer;
   const storeCache = opts.cache === undefined ? new StoreCache(store) : undefined;
   const cache = storeCache ?? opts.cache ?? undefined;
-  const runId = store.beginRun(paths, annotator, taxonomy.version);
-  const findingsPath = join(opts.out, "findings.jsonl");
-  const out = createWriteStream(findingsPath);
   const counts = emptyCounts();
   const totals = emptyTotals();
-  const diagnoses: Diagnosis[] = [];
-  let batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
-  const flush = () => {
-    if (batch.length) store.saveBatch(runId, batch);
-    batch = [];
-  };
   try {
     const judged = mapOrdered(withRules(paths, opts, counts), opts.concurrency ?? 4, async (item) => ({
       item,
@@ -129,23 +117,16 @@ export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<
     for await (const { item, judgement } of judged) {
       const d = opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis;
       addToTotals(totals, judgement, opts.judge.model.price);
-      counts.traces++;
-      if (d.modes) counts.annotated++;
-      else counts.failed++;
-      if (!out.write(`${JSON.stringify(d)}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
-      diagnoses.push(d);
-      if (opts.combine) batch.push({ trace: item.trace, diagnosis: item.rules });
-      batch.push({ trace: item.trace, diagnosis: d });
-      if (batch.length >= BATCH) flush();
+      // counts.traces is counted as traces are read; the rules diagnosis is stored beside a combined one
+      await writer.write(item.trace, d, counts, opts.combine ? [item.rules] : []);
       opts.onTrace?.(d, judgement);
     }
-    flush();
-    store.finishRun(runId, counts);
+    writer.finish(counts);
   } finally {
-    await new Promise<void>((r) => out.end(r));
     await cache?.close();
-    store.close();
+    await writer.close();
   }
+  const { diagnoses } = writer;
   return { runId, annotator, diagnoses, counts, totals, findingsPath, unreadableCacheEntries: storeCache?.unreadable ?? 0 };
 }
 

@@ -1,16 +1,7 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { corpus } from "../../testing/corpus.js";
+import { mastExample } from "../../testing/corpus.js";
 import { segmentAppWorld } from "./appworld.js";
 
-/** The nth section of MAST's few-shot examples with this title, without its heading. */
-function mastExample(title: string, nth = 0): string {
-  const lines = readFileSync(corpus("mast", "examples.txt"), "utf8").split("\n");
-  const starts = lines.flatMap((l, i) => (l === `### ${title} ###` ? [i] : []));
-  const start = starts[nth]!;
-  const end = lines.findIndex((l, i) => i > start && l.startsWith("#####"));
-  return lines.slice(start + 1, end).join("\n");
-}
 
 describe("AppWorld splitter", () => {
   it("splits the Spotify excerpt of MAST's few-shot examples into Supervisor and spotify turns", () => {

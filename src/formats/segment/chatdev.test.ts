@@ -9,7 +9,7 @@ const GOMOKU = "Gomoku_THUNLP_20230625201030/20230625201030.log";
 const WEBSITE = "Website_THUNLP_20230725154612/20230725154612.log";
 
 /** Lines of a section of the MAST few-shot examples file, from the first line matching `from` to the next `####`. */
-function mastExample(title: string, from: RegExp): string {
+function mastExampleFrom(title: string, from: RegExp): string {
   const lines = readFileSync(corpus("mast", "examples.txt"), "utf8").split("\n");
   const start = lines.indexOf(`### ${title} ###`);
   const first = lines.findIndex((l, i) => i > start && from.test(l));
@@ -62,7 +62,7 @@ describe("ChatDev splitter", () => {
   });
 
   it("splits the ChatDev excerpt of MAST's few-shot examples (2025 log, HTTP request noise)", () => {
-    const seg = segmentChatDev(mastExample("Weak Verification", /^\[2025-/))!;
+    const seg = segmentChatDev(mastExampleFrom("Weak Verification", /^\[2025-/))!;
     expect(seg.steps[0]!.time).toBe("2025-01-17T11:37:52");
     expect(seg.metadata.harnessNoise).toMatchObject({ httpRequest: 1 });
     const review = seg.steps.find((s) => s.agent === "Code Reviewer" && s.role === "assistant")!;
