@@ -25,7 +25,7 @@ const text = [
   `## Analyze (\`npm run bench\`)`,
   ``,
   `${machine()}; ${new Date().toISOString().slice(0, 10)}. \`analyze\` over the whole corpus in a fresh process (best of 3): reading, all rule`,
-  `detectors, outcome scoring (ITBench ground truth, dataset rewards), SQLite store and findings.jsonl. Peak RSS sampled in the process.`,
+  `detectors, outcome scoring (ITBench ground truth, dataset rewards), guard replay, SQLite store and findings.jsonl. Peak RSS sampled in the process.`,
   ``,
   mdTable(
     ["input", "traces", "trace MB", "analyze s", "analyze MB/s", "traces/s", "peak RSS MB", "JSON.parse MB/s (same files)"],
