@@ -161,6 +161,18 @@ describe("faultline judge against an OpenAI-compatible server", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("--redact adds a pattern and --keep switches a built-in kind off, in what would be sent", async () => {
+    const r = await cli([...args(), "--dry-run", "--show-prompts", "--redact", "booking=ABC\\d+", "--keep", "email"]);
+    expect(r.code).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(r.stdout).toContain("[REDACTED:booking]");
+    expect(r.stdout).not.toMatch(/ABC123/);
+    const bad = await cli([...args(), "--dry-run", "--redact", "booking=ABC("]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--redact booking=ABC\(: invalid regular expression/);
+    expect((await cli([...args(), "--dry-run", "--keep", "phone"])).code).toBe(1);
+  });
+
   it("--dry-run --json plans every call and sends nothing", async () => {
     const r = await cli([...args(), "--dry-run", "--json", "--window-tokens", "150"]);
     expect(r.code).toBe(0);

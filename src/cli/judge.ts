@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import {
+  DEFAULT_PATTERNS,
   JsonlFileCache,
   loadPriceTable,
   OpenAIChatModel,
@@ -16,6 +17,8 @@ import {
   type JudgeTotals,
   type Price,
   type ProviderConfig,
+  type RedactionConfig,
+  type RedactionPattern,
 } from "../judge/index.js";
 import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions } from "../pipeline/judge.js";
 import type { ItbenchSuccessRule } from "../outcome/index.js";
@@ -49,6 +52,8 @@ export interface JudgeCliOptions {
   priceTable?: string;
   hints?: boolean;
   refutedHints?: "keep" | "drop";
+  redact?: string[];
+  keep?: string[];
   format?: string;
   groundTruth?: string;
   quiet?: boolean;
@@ -159,8 +164,29 @@ function inputOptions(opts: JudgeCliOptions, built: BuiltModel, itbenchRule?: It
       contextTokens: positiveInt("--context-tokens", opts.contextTokens),
       render: opts.maxFieldChars ? { maxFieldChars: positiveInt("--max-field-chars", opts.maxFieldChars) } : undefined,
       refutedHints: opts.refutedHints,
+      redaction: redactionConfig(opts),
     },
   };
+}
+
+/** `--redact kind=regex` adds a pattern; `--keep kind` switches a built-in kind off. Bad input is a usage error. */
+function redactionConfig(opts: JudgeCliOptions): RedactionConfig | undefined {
+  if (!opts.redact?.length && !opts.keep?.length) return undefined;
+  const builtIn = new Set(DEFAULT_PATTERNS.map((p) => p.kind));
+  for (const k of opts.keep ?? []) if (!builtIn.has(k)) throw new UsageError(`--keep ${k}: not a built-in redaction kind (${[...builtIn].join(", ")})`);
+  const patterns: RedactionPattern[] = (opts.redact ?? []).map((spec) => {
+    const eq = spec.indexOf("=");
+    const kind = spec.slice(0, eq).trim();
+    const source = spec.slice(eq + 1);
+    if (eq <= 0 || !/^[\w-]+$/.test(kind) || !source) throw new UsageError(`--redact ${spec}: expected kind=regex, e.g. --redact 'ticket=TCK-\\d+'`);
+    try {
+      new RegExp(source);
+    } catch (e) {
+      throw new UsageError(`--redact ${spec}: invalid regular expression (${(e as Error).message})`);
+    }
+    return { kind, pattern: source };
+  });
+  return { disable: opts.keep ?? [], patterns };
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
@@ -325,6 +351,8 @@ export function addJudgeOptions(cmd: Command, { hidden = false }: { hidden?: boo
   opt(new Option("--no-hints", "do not show the rule detectors' findings to the judge"));
   opt(new Option("--refuted-hints <what>", "a rule finding the judge refutes: keep it (labelled rules) or drop it").choices(["keep", "drop"]).default("keep"));
   opt(new Option("--cache <file>", "keep the call cache in this JSONL file instead of the --db store"));
+  opt(new Option("--redact <kind=regex>", "also redact what this regular expression matches, as [REDACTED:kind] (repeatable)").argParser(collect));
+  opt(new Option("--keep <kind>", `do not redact this built-in kind (${DEFAULT_PATTERNS.map((p) => p.kind).join(", ")}) (repeatable)`).argParser(collect));
   return cmd;
 }
 
