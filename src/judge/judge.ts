@@ -1,4 +1,4 @@
-import { DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, type Diagnosis, type Finding, type Outcome, type Trace } from "../trace/index.js";
+import { diagnosisHeader, vectorFromFindings, type Diagnosis, type Finding, type Outcome, type Trace } from "../trace/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import { cacheKey, sha256, stableStringify, traceContentHash, type JudgeCache } from "./cache.js";
 import { addUsage, costUsd, emptyUsage, JudgeCallError, type AttemptEvent, type ChatModel, type TokenUsage } from "./client.js";
@@ -281,11 +281,6 @@ function defaultOutcome(trace: Trace): Outcome {
   return { success: null };
 }
 
-function reference(trace: Trace): Record<string, unknown> | undefined {
-  const labelled = trace.goldLabels?.filter((g) => g.mast);
-  if (!labelled?.length) return undefined;
-  return Object.fromEntries(labelled.map((g) => [g.source, g.mast]));
-}
 
 /** Judges one trace. Never throws for a provider or answer failure: that becomes `modes: null` with an `error`. */
 export async function judgeTrace(trace: Trace, hints: Finding[], opts: JudgeOptions): Promise<TraceJudgement> {
@@ -315,17 +310,7 @@ export async function judgeTrace(trace: Trace, hints: Finding[], opts: JudgeOpti
     hints: [],
     unknownHints: plan.unknownHints.map((h) => ({ mode: h.mode, detector: h.detector })),
   };
-  const diagnosisBase = {
-    schema: DIAGNOSIS_SCHEMA_VERSION,
-    trace_id: trace.id,
-    source: { file: trace.source.file, format: trace.source.format, index: trace.source.index },
-    model: trace.model ?? null,
-    framework: trace.framework ?? null,
-    outcome: (opts.outcome ?? defaultOutcome)(trace),
-    taxonomy: taxonomy.version,
-    annotator: detector,
-    ...(reference(trace) ? { reference: reference(trace) } : {}),
-  } as const;
+  const diagnosisBase = diagnosisHeader(trace, (opts.outcome ?? defaultOutcome)(trace), taxonomy.version, detector);
   const fail = (error: string): TraceJudgement => {
     signals.costUsd = costUsd(signals.usage, model.price);
     return { diagnosis: { ...diagnosisBase, modes: null, findings: [], signals: { judge: signals }, error }, signals, failed: true };

@@ -1,18 +1,13 @@
 import { runDetectors, RULES_ANNOTATOR, type Detector, DETECTORS } from "../detectors/index.js";
 import { scoreOutcome, type OutcomeOptions } from "../outcome/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
-import { DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, type Diagnosis, type Outcome, type Trace } from "../trace/index.js";
+import { diagnosisHeader, vectorFromFindings, type Diagnosis, type Outcome, type Trace } from "../trace/index.js";
 
 export interface DiagnoseOptions extends OutcomeOptions {
   taxonomy?: Taxonomy;
   detectors?: readonly Detector[];
 }
 
-/** The dataset's own labels, copied into the diagnosis for agreement checks (never mixed into the vector). */
-function referenceOf(trace: Trace): Record<string, unknown> | undefined {
-  if (!trace.goldLabels?.length && !trace.task?.benchmark) return undefined;
-  return { goldLabels: trace.goldLabels ?? [], ...(trace.task?.benchmark ? { benchmark: trace.task.benchmark } : {}) };
-}
 
 /**
  * Rules diagnosis of one trace: detectors → failure vector derived from the findings, plus outcome and signals.
@@ -28,17 +23,7 @@ export async function diagnoseTrace(trace: Trace, opts: DiagnoseOptions = {}): P
   } catch (e) {
     outcome = { success: null, score: null, metric: null, details: { error: (e as Error).message } };
   }
-  const base = {
-    schema: DIAGNOSIS_SCHEMA_VERSION,
-    trace_id: trace.id,
-    source: { file: trace.source.file, format: trace.source.format, index: trace.source.index },
-    model: trace.model ?? null,
-    framework: trace.framework ?? null,
-    outcome,
-    taxonomy: taxonomy.version,
-    annotator: RULES_ANNOTATOR,
-    reference: referenceOf(trace),
-  } as const;
+  const base = diagnosisHeader(trace, outcome, taxonomy.version, RULES_ANNOTATOR);
   if (trace.steps.length === 0)
     return { ...base, modes: null, findings: [], signals: {}, error: "the trace has no steps: nothing to annotate" };
   const r = runDetectors(trace, detectors);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FindingSchema } from "./finding.js";
+import type { Trace } from "./schema.js";
 
 /** Version tag of the per-trace diagnosis record (one line of findings.jsonl). */
 export const DIAGNOSIS_SCHEMA_VERSION = "faultline.diagnosis/1";
@@ -44,4 +45,26 @@ export type Diagnosis = z.infer<typeof DiagnosisSchema>;
 export function vectorFromFindings(codes: readonly string[], findings: { mode: string }[]): Record<string, 0 | 1> {
   const present = new Set(findings.map((f) => f.mode));
   return Object.fromEntries(codes.map((c) => [c, present.has(c) ? 1 : 0])) as Record<string, 0 | 1>;
+}
+
+/**
+ * The fields every annotator's record starts with: identity, source, outcome, taxonomy, annotator, and the dataset's
+ * own labels as `reference: {goldLabels, benchmark?}` (the shape the analysis stage reads for agreement checks).
+ */
+export function diagnosisHeader(trace: Trace, outcome: Outcome, taxonomy: string, annotator: string) {
+  const reference =
+    trace.goldLabels?.length || trace.task?.benchmark
+      ? { goldLabels: trace.goldLabels ?? [], ...(trace.task?.benchmark ? { benchmark: trace.task.benchmark } : {}) }
+      : undefined;
+  return {
+    schema: DIAGNOSIS_SCHEMA_VERSION,
+    trace_id: trace.id,
+    source: { file: trace.source.file, format: trace.source.format, index: trace.source.index },
+    model: trace.model ?? null,
+    framework: trace.framework ?? null,
+    outcome,
+    taxonomy,
+    annotator,
+    ...(reference ? { reference } : {}),
+  } as const;
 }
