@@ -198,7 +198,8 @@ function itbenchRun(model: string, trial: number, scenario: string) {
         r.user("I don't see agent_output.json file. Please resume the investigation and make sure to write agent_output.json.");
         r.empty();
       }
-      modes.push("1.5", "3.1");
+      // harness re-prompts alone are not 1.5 (labelling guideline v2): the run ended before its objective, 3.1
+      modes.push("3.1");
       success = false;
       break;
     case "bad-check":

@@ -234,10 +234,13 @@ function pickGold(sets: GoldLabels[], opts: LabelOptions, warn: (m: string) => v
 }
 
 /**
- * The trace's predicted attribution: `signals.attribution {agent, step}` when the annotator wrote one, else the
- * earliest finding (lowest first step; ties go to the more confident finding) — the earliest decisive mistake.
+ * The trace's predicted attribution: the record's `decisive` step when it has one (none when it is null), else
+ * `signals.attribution {agent, step}` when the annotator wrote one, else the earliest finding (lowest first step; ties go to the more confident finding) — the earliest decisive mistake.
  */
-export function predictedAttribution(d: Pick<Diagnosis, "findings" | "signals">): Attribution | undefined {
+export function predictedAttribution(d: Pick<Diagnosis, "findings" | "signals" | "decisive">): Attribution | undefined {
+  if (d.decisive) return { agent: d.decisive.agent, step: d.decisive.step };
+  // a record that says nothing supports a decisive step predicts none (rather than falling back to a late symptom)
+  if (d.decisive === null) return undefined;
   const s = d.signals?.attribution;
   if (isObj(s) && (typeof s.agent === "string" || typeof s.step === "number"))
     return { agent: typeof s.agent === "string" ? s.agent : null, step: typeof s.step === "number" ? s.step : null };

@@ -1,4 +1,6 @@
-import { buildTrace, type StepDraft, type Trace } from "../trace/index.js";
+import { buildTrace, type Finding, type StepDraft, type Trace } from "../trace/index.js";
+import { detectionContext } from "./context.js";
+import type { Detector } from "./types.js";
 
 /** Tiny trace builders for detector tests: each helper is one canonical step. */
 export const user = (text: string, tags?: string[]): StepDraft => ({ agent: "user", role: "user", kind: "message", text, ...(tags ? { tags } : {}) });
@@ -19,4 +21,9 @@ export const plan = (items: { step: string; status: string }[]): StepDraft => ({
 });
 export function trace(...steps: (StepDraft | StepDraft[])[]): Trace {
   return buildTrace({ id: `t${n++}`, source: { file: "test", format: "test", index: 0 } }, steps.flat());
+}
+
+/** Runs one detector on a trace with its context; `success` sets the scored outcome (unknown by default). */
+export function detectWith(d: Detector, t: Trace, success: boolean | null = null): Finding[] {
+  return d.detect(t, detectionContext(t, { success, score: null, metric: null }));
 }

@@ -1,7 +1,10 @@
-import type { Step, Trace } from "../trace/index.js";
+import type { Finding, Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
+import { HYPOTHETICAL_RE, UNOBTAINED_RE, VERIFIED_CLAIM_RE } from "../trace/claims.js";
 import type { Detector } from "./types.js";
-import { finding, isFailedResult, isVerification, quote } from "./util.js";
+import { failed, type DetectionContext } from "./context.js";
+import { imaginedTestPass, reachable, resultAmounts, transactionAmounts } from "./text-signals.js";
+import { finding, isFailedResult, isVerification, quote, resultOf } from "./util.js";
 
 /**
  * FM-3.3 Incorrect verification.
@@ -52,11 +55,87 @@ function successClaim(text: string): RegExpExecArray | undefined {
 
 const DOMAIN_VERB = /^(book|cancel|update|modify|exchange|return|create|delete|send|transfer|add|remove|set)_/i;
 
+/**
+ * A report on a consequential action (a booking, cancellation, refund) whose amounts the action's own result
+ * contradicts: the agent read the result as confirming what it expected without checking the figures.
+ */
+function reportContradictsResult(trace: Trace): Finding[] {
+  for (const call of trace.steps) {
+    if (call.kind !== "tool_call" || call.role !== "assistant" || !DOMAIN_VERB.test(call.tool?.name ?? "")) continue;
+    const result = resultOf(trace, call);
+    if (!result || isFailedResult(result)) continue;
+    const { transactions } = resultAmounts(stepContent(result));
+    if (transactions.length === 0) continue;
+    // the agent's next words to the user
+    const report = trace.steps.find((s) => s.index > result.index && s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim() !== "");
+    if (!report || trace.steps.some((s) => s.index > result.index && s.index < report.index && s.kind === "tool_call")) continue;
+    // amounts the agent says were charged or refunded must be what the result charged or refunded (or a sum of it)
+    const stated = transactionAmounts(report.text!);
+    if (stated.length === 0) continue;
+    const sums = reachable(transactions);
+    if (stated.some((x) => sums.has(Math.round(x * 100)))) continue;
+    return [finding("incorrect-verification", "3.3", [result, report], quote(report, /\$\s?\d/), `the agent reported amounts (${stated.map((x) => `$${x}`).join(", ")}) that the ${call.tool!.name} result does not show (it moved ${transactions.join(", ")})`, 0.7)];
+  }
+  return [];
+}
+
+/** A test run that passed only in the model's own text, claimed as a check. */
+function imaginedPass(trace: Trace): Finding[] {
+  const s = trace.steps.find((x) => imaginedTestPass(x));
+  if (!s) return [];
+  const m = imaginedTestPass(s)!;
+  return [finding("incorrect-verification", "3.3", [s], m[0].trim(), "the passing test output was written by the model itself, not produced by a test run", 0.8)];
+}
+
+/**
+ * In a failed run, an agent declares the result verified while the information behind it was never obtained: a
+ * failed tool call, or an admission of missing or hypothetical data, stands right before the verification claim.
+ */
+function verifiedOnMissingData(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!failed(ctx)) return [];
+  for (const claim of trace.steps) {
+    if (claim.role !== "assistant" || (claim.kind !== "message" && claim.kind !== "reasoning") || !claim.text) continue;
+    const m = VERIFIED_CLAIM_RE.exec(claim.text);
+    if (!m) continue;
+    // a ledger or report that admits the gap anywhere in the same turn
+    const head = claim.text;
+    const window = trace.steps.slice(Math.max(0, claim.index - 4), claim.index);
+    const gap =
+      (UNOBTAINED_RE.test(head) || HYPOTHETICAL_RE.test(head) ? claim : undefined) ??
+      [...window].reverse().find((s) => (s.kind === "tool_result" && isFailedResult(s)) || (s.role === "assistant" && (UNOBTAINED_RE.test(s.text ?? "") || HYPOTHETICAL_RE.test(s.text ?? ""))));
+    if (!gap) continue;
+    return [finding("incorrect-verification", "3.3", gap === claim ? [claim] : [gap, claim], quote(claim, VERIFIED_CLAIM_RE), "the failed run's result was declared verified although the information it rests on was never obtained", 0.6, ["steps", "outcome"])];
+  }
+  return [];
+}
+
+const VERIFIER_RE = /verif|critic|review|check|judge|orchestrator|manager/i;
+const SATISFIED_RE = /"is_request_satisfied"\s*:\s*\{[^}]*?"answer"\s*:\s*true/;
+
+/**
+ * In a failed run, the agent whose job is to check (a verifier, critic, reviewer, or an orchestrator's "request
+ * satisfied" ledger) declared the result correct near the end: the check existed and was wrong.
+ */
+function verifierApprovedFailure(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!failed(ctx)) return [];
+  const agents = new Set(trace.steps.filter((s) => s.role === "assistant").map((s) => s.agent));
+  if (agents.size < 2) return [];
+  const turns = trace.steps.filter((s) => s.role === "assistant" && (s.text ?? "").trim());
+  // the final stretch of a long run; a short group chat is all final stretch
+  const late = turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * 0.4));
+  const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && (SATISFIED_RE.test(s.text!) || (!/```/.test(s.text!) && VERIFIED_CLAIM_RE.test(s.text!))));
+  if (!claim) return [];
+  const re = SATISFIED_RE.test(claim.text!) ? /is_request_satisfied/ : VERIFIED_CLAIM_RE;
+  return [finding("incorrect-verification", "3.3", [claim], quote(claim, re), `${claim.agent} approved a result that the run's outcome shows was wrong`, 0.55, ["steps", "outcome"])];
+}
+
 export const incorrectVerification: Detector = {
   id: "incorrect-verification",
   mode: "3.3",
-  description: "A success claim after a failed check, with no passing check in between.",
-  detect(trace: Trace) {
+  description: "A success claim after a failed check; a report whose amounts the action's result contradicts; a test pass the model wrote itself; a failed run declared verified on data never obtained.",
+  detect(trace: Trace, ctx: DetectionContext) {
+    const extra = [...reportContradictsResult(trace), ...imaginedPass(trace), ...verifiedOnMissingData(trace, ctx), ...verifierApprovedFailure(trace, ctx)];
+    if (extra.length) return extra.slice(0, 1);
     const claims = trace.steps.filter((s) => s.role === "assistant" && (s.kind === "message" || s.kind === "reasoning") && successClaim(s.text ?? ""));
     for (const claim of claims) {
       const before = trace.steps.slice(0, claim.index).filter((s) => s.kind === "tool_result");

@@ -11,8 +11,11 @@ import { historyLoss } from "./history-loss.js";
 import { reasoningActionMismatch } from "./reasoning-action-mismatch.js";
 import { taskSpecViolation } from "./task-spec-violation.js";
 import { computeSignals, type Signals } from "./signals.js";
+import { detectionContext, type DetectionContext } from "./context.js";
 
 export type { Detector } from "./types.js";
+export { detectionContext, failed, type DetectionContext } from "./context.js";
+export { extractContract, type TaskContract, type Requirement, type ExpectedAction } from "./contract.js";
 export { computeSignals, type Signals } from "./signals.js";
 
 /** Bumped whenever a detector's behaviour changes, so stored results say which rules produced them. */
@@ -34,6 +37,8 @@ export const DETECTORS: readonly Detector[] = [
 export interface RuleDiagnosis {
   findings: Finding[];
   signals: Signals;
+  /** Modes examined on this trace, with the detectors that examined each (a mode absent here is not measured). */
+  measuredBy: Record<string, string[]>;
   /** Findings a detector produced whose quote was not in the cited steps: dropped, and counted here. */
   rejected: number;
   /** Detectors that threw, with the message: the trace is still diagnosed by the others. */
@@ -44,23 +49,25 @@ export interface RuleDiagnosis {
  * Runs every rule detector on a trace. A finding is kept only if its evidence quote is really in the steps it
  * cites (precision over recall); a detector that throws is reported, never silently skipped.
  */
-export function runDetectors(trace: Trace, detectors: readonly Detector[] = DETECTORS): RuleDiagnosis {
+export function runDetectors(trace: Trace, detectors: readonly Detector[] = DETECTORS, ctx: DetectionContext = detectionContext(trace)): RuleDiagnosis {
   const findings: Finding[] = [];
   const failures: RuleDiagnosis["failures"] = [];
+  const measuredBy: Record<string, string[]> = {};
   let rejected = 0;
   for (const d of detectors) {
     let out: Finding[];
     try {
-      out = d.detect(trace);
+      out = d.detect(trace, ctx);
     } catch (e) {
       failures.push({ detector: d.id, message: (e as Error).message });
       continue;
     }
+    (measuredBy[d.mode] ??= []).push(`rules/${d.id}`);
     for (const f of out) {
       const cited = f.steps.map((i) => trace.steps[i]).filter((s) => s !== undefined);
       if (f.evidence && cited.length === f.steps.length && quoteInSteps(f.evidence, cited)) findings.push(f);
       else rejected++;
     }
   }
-  return { findings, signals: computeSignals(trace), rejected, failures };
+  return { findings, signals: computeSignals(trace), measuredBy, rejected, failures };
 }

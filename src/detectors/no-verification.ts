@@ -1,8 +1,10 @@
-import type { Step, Trace } from "../trace/index.js";
+import type { Finding, Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
 import type { Detector } from "./types.js";
-import { changedFile, isCleanupCall, isCompletionCall, isProseFile } from "../trace/actions.js";
-import { finding, isFailedResult, isMutating, isVerification, quote, resultOf, returnsStateResult } from "./util.js";
+import { argsObject, changedFile, commandText, isCleanupCall, isCompletionCall, isProseFile } from "../trace/actions.js";
+import { failed, type DetectionContext } from "./context.js";
+import { runEnd } from "./run-end.js";
+import { commandOf, finding, isFailedResult, isMutating, isVerification, quote, resultOf, returnsStateResult } from "./util.js";
 
 /**
  * FM-3.2 No or incomplete verification.
@@ -21,11 +23,63 @@ const CLAIM_RE = /\b(done|complete|completed|finished|fixed|resolved|submitted|w
 /** The file a change writes, when its arguments name one (shared with the verification guard: src/trace/actions.ts). */
 const changedPath = (s: Step): string | undefined => (s.tool ? changedFile(s.tool) : undefined);
 
+/** The full path a change writes (changedFile keeps only the base name), so test folders can be told apart. */
+function changedFullPath(s: Step): string | undefined {
+  const o = argsObject(s.tool?.args);
+  const p = o?.path ?? o?.file_path ?? o?.filename ?? o?.file;
+  return typeof p === "string" && p ? p : changedPath(s);
+}
+
+/** A run of the project's own test suite (not a script the agent wrote to reproduce the issue). */
+const SUITE_RE = /\b(?:pytest|py\.test|tox|nox|unittest|runtests\.py|manage\.py test|jest|vitest|mocha|(?:npm|yarn|pnpm) (?:run )?test|(?:go|cargo|make|mvn|gradle|ctest) test|ponyc[^\n]*test|make check)\b/i;
+const SCRATCH_RE = /\b(?:repro\w*|reproduce\w*|test_(?:fix|issue|bug|repro|my|edge)\w*|verify\w*|check_\w*|debug\w*|scratch\w*)\.py\b/i;
+const isCodeFile = (f: string | undefined) => f !== undefined && /\.(?:py|js|ts|go|rs|java|c|cc|cpp|h|rb|php|pony|scala|kt)$/i.test(f) && !/(?:^|\/)tests?\/|test_|_test\./i.test(f);
+
+/**
+ * Code was changed and the work submitted, but the project's own tests never ran after the change: the only check,
+ * if any, was the agent's own reproduction script (a repro-only check where tests exist is incomplete).
+ */
+function suiteNeverRun(trace: Trace): Finding[] {
+  const steps = trace.steps;
+  const changes = steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && isCodeFile(changedFullPath(s)) && !SCRATCH_RE.test(changedFullPath(s) ?? "") && !isFailedResult(resultOf(trace, s)));
+  const last = changes[changes.length - 1];
+  if (!last) return [];
+  const done = [...steps].reverse().find((s) => s.index > last.index && ((s.kind === "tool_call" && s.tool !== undefined && isCompletionCall(s.tool)) || (s.kind === "termination" && s.role === "assistant")));
+  if (!done) return [];
+  const ranSuite = steps.some((s) => s.index > last.index && s.kind === "tool_call" && SUITE_RE.test(commandOf(s) ?? stepContent(s)));
+  if (ranSuite) return [];
+  const repro = steps.filter((s) => s.index > last.index && s.kind === "tool_call" && s.tool !== undefined && SCRATCH_RE.test(commandText(s.tool) ?? ""));
+  const why = repro.length ? "after the last code change only the agent's own reproduction script ran; the project's tests never did" : "the code was changed and submitted without running any test";
+  return [finding("no-verification", "3.2", [last, done], quote(done), why, repro.length ? 0.6 : 0.7)];
+}
+
+const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b|^\s*TERMINATE\s*$/im;
+/** An agent setting out to check (not a ledger's "verified facts" heading, not a claim that something was verified). */
+const CHECK_INTENT_RE = /\b(?:let'?s|let me|let us|I will|I'll|we(?:'ll| will| should| need to| can)|please|now|to)\s+(?:\w+\s+){0,2}?(?:verify|double[- ]check|cross[- ]check|cross[- ]reference|confirm|validate|re-?check)\b/i;
+
+/**
+ * A failed run that delivered its final answer with no check of it at all: no agent verified, double-checked or
+ * cross-checked anything in the final stretch (a check that happened and was wrong is 3.3's).
+ */
+function answerNeverChecked(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!failed(ctx)) return [];
+  const final = [...trace.steps].reverse().find((s) => (s.role === "assistant" || s.kind === "termination") && FINAL_RE.test(s.text ?? ""));
+  if (!final) return [];
+  // an answer forced out by a cap or a fault was not checked, whatever was tried before
+  const forced = ["cap", "infra"].includes(runEnd(trace).kind);
+  const turns = trace.steps.filter((s) => s.index < final.index && s.role === "assistant" && (s.text ?? "").trim());
+  const stretch = turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * 0.3));
+  if (!forced && stretch.some((s) => CHECK_INTENT_RE.test(s.text ?? "") || (s.kind === "tool_call" && isVerification(s)))) return [];
+  return [finding("no-verification", "3.2", [final], quote(final, FINAL_RE), forced ? "the failed run's final answer was forced out by a cap or a fault, unchecked" : "the failed run's final answer was given without any check of it", 0.6, ["steps", "outcome"])];
+}
+
 export const noVerification: Detector = {
   id: "no-verification",
   mode: "3.2",
-  description: "A final claim or submission after the last change with no verification in between.",
-  detect(trace: Trace) {
+  description: "A claim or submission after the last change with no check; code submitted with only a reproduction script (or nothing) run; a failed run's final answer given with no check at all.",
+  detect(trace: Trace, ctx: DetectionContext) {
+    const extra = [...suiteNeverRun(trace), ...answerNeverChecked(trace, ctx)];
+    if (extra.length) return extra.slice(0, 1);
     const steps = trace.steps;
     let lastChange: Step | undefined;
     // removing scratch files (SWE-agent deletes its reproduce script before submitting) is cleanup, not the change to check

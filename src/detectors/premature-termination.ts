@@ -1,25 +1,33 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
+import { stepContent } from "../trace/index.js";
+import { CONCLUSION_RE, HYPOTHETICAL_RE, INTENT_RE, UNOBTAINED_RE } from "../trace/claims.js";
+import { isCompletionCall } from "../trace/actions.js";
 import type { Detector } from "./types.js";
-import { agentSteps, endedByCap, finding, hasTag, isFailedResult, quote } from "./util.js";
+import { failed, type DetectionContext } from "./context.js";
+import { runEnd, TRANSFER_RE } from "./run-end.js";
+import { agentSteps, finding, hasTag, isFailedResult, isMutating, quote, resultOf } from "./util.js";
 
 /** Someone other than the agent spoke after `index` (a user turn that is not a harness re-prompt): the run did not end on the agent's own stop. */
 const othersSpokeAfter = (trace: Trace, index: number) =>
   trace.steps.some((s) => s.index > index && s.role === "user" && s.kind === "message" && !hasTag(s, "harness-retry") && (s.text ?? "").trim() !== "");
 
 /**
- * FM-3.1 Premature termination.
- * Signals: the run's last word is an announcement of work ("First we'll list…", "Let me check…") with no action
- * after it; the run stops right after an unresolved tool failure; plan items still pending when the run ends; the
- * run ends on a harness complaint that the deliverable is missing.
- * Guards against: runs ended by a step/turn/cost cap (1.5, not 3.1), traces that end on a tool result (the agent
- * never had a turn after it), harness nudges the agent answered, runs where the user ended the conversation,
- * courtesy ("let me know", "I'll be here"), questions to the user, a final answer that merely mentions a next step,
- * and failures the agent acknowledged and worked around. A run whose model produced nothing at all counts only
- * through the harness's missing-deliverable complaint (itbench.md §5.6), never through the intent rule.
+ * FM-3.1 Premature termination (guideline v2: every run that ends before its objective is met without having
+ * delivered its final answer or deliverable, whatever ended it — the agent, the user, a cap or an infrastructure
+ * fault — and a run that delivered an answer before the information it needed was obtained).
+ * Signals:
+ * - steps: the run's last word is an announcement of work with no action after it; the run stops right after an
+ *   unresolved tool failure; plan items still pending; the harness still reporting the deliverable missing; a
+ *   completion call that says the task was not completed.
+ * - task: the contract names a deliverable (ITBench `agent_output.json`) and no step ever writes it.
+ * - outcome: a failed run that ended on a cap, a transfer to a human, or an infrastructure fault; a failed run whose
+ *   agents said they could not obtain information (or used hypothetical data) and answered anyway; a failed coding
+ *   run submitted without a single change that took effect.
+ * Guards against: successful runs; traces that end on a tool result (the agent never had a turn after it), harness
+ * nudges the agent answered, runs where the user ended the conversation, courtesy ("let me know", "I'll be here"),
+ * questions to the user, a final answer that merely mentions a next step, failures the agent worked around, and
+ * admissions of missing information that a later retrieval resolved (only the final stretch of the run counts).
  */
-// "let me know" and "I'll be here to help" are courtesy, not an announced action
-const INTENT_RE = /\b(I will(?! be)|I'll(?! be)|I am going to|I'm going to|let me(?! know)|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
-const CONCLUSION_RE = /\b(root cause|in summary|summary of|conclusion|final answer|the answer is|I have (completed|finished|written|created|identified)|task (is )?(complete|completed|done)|TERMINATE|successfully (completed|written|created))\b/i;
 const RETRY_RE = /\b(I don't see|I do not see|is missing|not found)\b.{0,80}\b(file|output|deliverable)\b/i;
 
 function lastAgentStep(trace: Trace): Step | undefined {
@@ -80,13 +88,74 @@ function endsOnMissingDeliverable(trace: Trace): Finding[] {
   return [finding("premature-termination", "3.1", [lastUser], quote(lastUser, RETRY_RE), "the run ended with the harness still reporting the deliverable missing", 0.8)];
 }
 
+/** The contract's deliverable was never written by any step (ITBench `agent_output.json`). */
+function deliverableNeverWritten(trace: Trace, ctx: DetectionContext): Finding[] {
+  const d = ctx.contract.deliverables[0];
+  if (!d) return [];
+  const name = d.path.split("/").pop()!;
+  const wrote = trace.steps.some((s) => s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && stepContent(s).includes(name) && !isFailedResult(resultOf(trace, s)));
+  if (wrote) return [];
+  // cite what shows the gap: the harness's complaint, else the agent's last words, else the requirement itself
+  const complaint = [...trace.steps].reverse().find((s) => s.role === "user" && RETRY_RE.test(s.text ?? ""));
+  const last = lastAgentStep(trace);
+  const stated = d.step >= 0 ? trace.steps[d.step] : undefined;
+  const cite = complaint ?? (last && (last.text ?? "").trim() ? last : stated);
+  if (!cite) return [];
+  const ev = cite === stated ? d.quote : quote(cite, cite === complaint ? RETRY_RE : undefined);
+  return [finding("premature-termination", "3.1", [cite], ev, `the run ended without ever writing its required deliverable ${d.path}`, 0.85, ["steps", "task"])];
+}
+
+/** A failed run that was ended by a cap, a transfer to a human, or an infrastructure fault. */
+function endedEarly(trace: Trace, ctx: DetectionContext): Finding[] {
+  const end = runEnd(trace);
+  if (end.kind !== "cap" && end.kind !== "transfer" && end.kind !== "infra") return [];
+  // an empty model turn has nothing to quote: cite the last step that says something instead
+  const cite = end.step && stepContent(end.step).trim() ? end.step : [...trace.steps].reverse().find((s) => stepContent(s).trim() && s.role !== "system");
+  if (!cite) return [];
+  const expectedLeft = end.kind === "transfer" && ctx.contract.expectedActions.some((a) => !TRANSFER_RE.test(a.name));
+  const why = { cap: "a step, turn, message or time cap ended the failed run before its objective was met", transfer: "the failed run was handed to a human before its objective was met", infra: "an infrastructure fault or empty model turns ended the failed run before it delivered" }[end.kind];
+  return [finding("premature-termination", "3.1", [cite], quote(cite), why, end.kind === "infra" ? 0.8 : 0.75, expectedLeft ? ["steps", "outcome", "expected"] : ["steps", "outcome"])];
+}
+
+/**
+ * A failed run whose agents said, in its final stretch, that they could not obtain information (or that they were
+ * using hypothetical data) and then answered anyway: it ended before the information was obtained.
+ */
+function answeredWithoutInformation(trace: Trace): Finding[] {
+  const agentTurns = trace.steps.filter((s) => s.role === "assistant" && (s.kind === "message" || s.kind === "reasoning" || s.kind === "handoff" || s.kind === "termination") && (s.text ?? "").trim());
+  if (agentTurns.length < 2) return [];
+  const final = agentTurns.slice(-Math.max(3, Math.ceil(agentTurns.length * 0.4)));
+  const admission = final.find((s) => UNOBTAINED_RE.test(s.text!) || HYPOTHETICAL_RE.test(s.text!));
+  if (!admission) return [];
+  const re = UNOBTAINED_RE.test(admission.text!) ? UNOBTAINED_RE : HYPOTHETICAL_RE;
+  return [finding("premature-termination", "3.1", [admission], quote(admission, re), "the failed run ended with an answer although its agents said the information it needed was not obtained", 0.65, ["steps", "outcome"])];
+}
+
+/** A completion call that says the task was not completed, or a failed coding run submitted with no change made. */
+function gaveUp(trace: Trace, ctx: DetectionContext): Finding[] {
+  const done = [...trace.steps].reverse().find((s) => s.kind === "tool_call" && s.tool !== undefined && isCompletionCall(s.tool));
+  if (!done) {
+    const term = [...trace.steps].reverse().find((s) => s.kind === "termination" && s.role === "assistant" && /task_completed["']?\s*[:=]\s*["']?false/i.test(stepContent(s)));
+    return term ? [finding("premature-termination", "3.1", [term], quote(term, /task_completed/i), "the agent ended the run saying the task was not completed", 0.8)] : [];
+  }
+  if (/task_completed["']?\s*[:=]\s*["']?false/i.test(stepContent(done)))
+    return [finding("premature-termination", "3.1", [done], quote(done, /task_completed/i), "the agent ended the run saying the task was not completed", 0.8)];
+  if (!failed(ctx)) return [];
+  const changes = trace.steps.filter((s) => s.index < done.index && s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && !isFailedResult(resultOf(trace, s)));
+  const edits = trace.steps.filter((s) => s.index < done.index && s.kind === "tool_call" && s.role === "assistant" && isMutating(s));
+  // only where the agent tried to change something (a read-only question answered by submit is not this)
+  if (changes.length > 0 || edits.length === 0) return [];
+  return [finding("premature-termination", "3.1", [done], quote(done), `the failed run was submitted although none of its ${edits.length} attempted change(s) took effect`, 0.7, ["steps", "outcome"])];
+}
+
 export const prematureTermination: Detector = {
   id: "premature-termination",
   mode: "3.1",
-  description: "Runs that end on an announcement, on an unresolved failure, with plan items pending, or without their deliverable.",
-  detect: (trace) => {
-    // a run ended by a step, turn or cost cap did not stop early by the agent's choice: that is 1.5's to report
-    if (endedByCap(trace)) return [];
-    return [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace)];
+  description: "Runs that end before their objective: on an announcement, a failure, pending plan items, a missing deliverable, a cap, a transfer, an infrastructure fault, or without the information the answer needed.",
+  detect: (trace, ctx) => {
+    if (ctx.outcome.success === true) return [];
+    const out = [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace), ...deliverableNeverWritten(trace, ctx), ...gaveUp(trace, ctx)];
+    if (failed(ctx)) out.push(...endedEarly(trace, ctx), ...answeredWithoutInformation(trace));
+    return out;
   },
 };

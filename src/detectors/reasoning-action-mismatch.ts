@@ -1,5 +1,7 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
+import { UNOBTAINED_RE } from "../trace/claims.js";
 import type { Detector } from "./types.js";
+import { imaginedObservation } from "./text-signals.js";
 import { finding, isMutating, quote } from "./util.js";
 
 /**
@@ -50,14 +52,56 @@ function claimsWithoutCalls(trace: Trace): Finding[] {
   return out;
 }
 
+/** The model wrote the environment's answer itself (a shell prompt, a test summary) and went on as if it had run. */
+function imaginedResults(trace: Trace): Finding[] {
+  const s = trace.steps.find((x) => imaginedObservation(x));
+  if (!s) return [];
+  const m = imaginedObservation(s)!;
+  return [finding("reasoning-action-mismatch", "2.6", [s], m[0].trim(), "the agent wrote the output of commands it had not run and acted as if they had happened", 0.8)];
+}
+
+const LOOKUP_RE = /\b(?:let'?s|let us|I will|I'll|we will|we'll|we need to|first,? we(?:'ll| will| need to)?)\s+(?:start by\s+|begin by\s+|first\s+)?(?:look(?:ing)? up|retriev\w*|search\w*(?: for)?|find(?:ing)?|gather\w*|collect\w*|extract\w*|fetch\w*|obtain\w*|access\w*|review\w*|analy[sz]\w*|check\w*)\b/i;
+const PRESENT_RE = /\b(?:here (?:is|are) the (?:data|results?|information|figures|details|notes|captions?)|(?:the|this) (?:data|results?|search) (?:shows?|indicates?|reveals?)|(?:I|we) (?:have )?found (?:that|the)|(?:based on|from) (?:the|my) (?:search|lookup|review|analysis) (?:results?)?,|the (?:retrieved|extracted|collected) (?:data|information))\b/i;
+
+/**
+ * An agent announces a lookup and, in the same turn, presents its results although no tool ran: it said it would
+ * retrieve, and did not (multi-agent systems whose tools run in a separate executor turn).
+ */
+function presentedWithoutLookup(trace: Trace): Finding[] {
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || s.kind !== "message" || !s.text) continue;
+    const intent = LOOKUP_RE.exec(s.text);
+    if (!intent) continue;
+    const rest = s.text.slice(intent.index + intent[0].length);
+    const shown = PRESENT_RE.exec(rest);
+    // code in between is a lookup that the executor will run: its results come in a later turn
+    if (!shown || /```/.test(rest.slice(0, shown.index))) continue;
+    return [finding("reasoning-action-mismatch", "2.6", [s], quote(s, PRESENT_RE), "the agent announced a lookup and presented its results in the same turn without running any tool", 0.65)];
+  }
+  return [];
+}
+
+const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b/i;
+
+/** The final answer is given right after the agents concluded that the information for it was not obtained. */
+function answerAgainstConclusion(trace: Trace): Finding[] {
+  const final = [...trace.steps].reverse().find((s) => FINAL_RE.test(s.text ?? ""));
+  if (!final) return [];
+  const before = trace.steps.slice(Math.max(0, final.index - 3), final.index + 1).filter((s) => s.role === "assistant" && UNOBTAINED_RE.test(s.text ?? ""));
+  const admitted = before[before.length - 1];
+  if (!admitted) return [];
+  return [finding("reasoning-action-mismatch", "2.6", admitted === final ? [final] : [admitted, final], quote(admitted, UNOBTAINED_RE), "the agents concluded the information was not obtained, then gave a definite final answer anyway", 0.65)];
+}
+
 export const reasoningActionMismatch: Detector = {
   id: "reasoning-action-mismatch",
   mode: "2.6",
-  description: "A named next tool that is not the one called, or claimed runs/changes with no matching call.",
+  description: "A named next tool that is not the one called; claimed runs or changes with no matching call; imagined command output; results presented without the announced lookup; a final answer against the agents' own conclusion.",
   detect(trace: Trace) {
     const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
     const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
-    if (toolNames.size === 0) return [];
-    return [...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
+    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace)];
+    if (toolNames.size === 0) return textual;
+    return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
   },
 };

@@ -1,6 +1,10 @@
 import type { Finding, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
+import { HYPOTHETICAL_RE } from "../trace/claims.js";
 import type { Detector } from "./types.js";
+import { failed, type DetectionContext } from "./context.js";
+import { runEnd, TRANSFER_RE } from "./run-end.js";
+import { imaginedObservation } from "./text-signals.js";
 import { commandOf, finding, quote } from "./util.js";
 
 /**
@@ -37,9 +41,67 @@ function badDeliverableNames(trace: Trace): Finding[] {
   return [];
 }
 
+/** Tool names of consequential, database-writing actions in the tau domains. */
+export const CONSEQUENTIAL_RE = /^(?:book|cancel|update|modify|exchange|return|send|transfer_to_(?!human)|toggle|refuel|reset|enable|disable|grant|issue)_?/i;
+const AFFIRM_RE = /\b(?:yes|yeah|yep|confirm(?:ed)?|go ahead|proceed|please do|do it|sounds good|that'?s (?:fine|correct|right)|correct|ok(?:ay)?|sure)\b/i;
+
+/** A consequential action taken without the user's explicit confirmation, where the policy requires it. */
+function unconfirmedWrite(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!ctx.contract.confirmBeforeWrite) return [];
+  for (const call of trace.steps) {
+    if (call.kind !== "tool_call" || call.role !== "assistant" || !CONSEQUENTIAL_RE.test(call.tool?.name ?? "")) continue;
+    const lastUser = [...trace.steps.slice(0, call.index)].reverse().find((s) => s.role === "user" && s.kind === "message");
+    if (lastUser && AFFIRM_RE.test(lastUser.text ?? "")) continue;
+    return [finding("task-spec-violation", "1.1", [call], quote(call), `${call.tool!.name} was executed without the user's explicit confirmation, which the policy requires ("${ctx.contract.confirmBeforeWrite.quote.slice(0, 100)}")`, 0.7, ["steps", "task"])];
+  }
+  return [];
+}
+
+/**
+ * A failed tau run handed to a human although the dataset's expected actions show the request was within the
+ * agent's scope: the policy allows a transfer only when a request cannot be handled.
+ */
+function needlessTransfer(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!failed(ctx) || !(ctx.task?.benchmark ?? "").startsWith("tau")) return [];
+  const end = runEnd(trace);
+  if (end.kind !== "transfer" || !end.step) return [];
+  const doable = ctx.contract.expectedActions.filter((a) => !TRANSFER_RE.test(a.name) && CONSEQUENTIAL_RE.test(a.name));
+  if (!doable.length) return [];
+  return [finding("task-spec-violation", "1.1", [end.step], quote(end.step), `the agent transferred to a human although the expected actions (${doable.map((a) => a.name).join(", ")}) were within its scope`, 0.7, ["steps", "expected", "outcome"])];
+}
+
+/** Several commands in one turn where the interface allows one, or guessed results where guessing is forbidden. */
+function interfaceContract(trace: Trace, ctx: DetectionContext): Finding[] {
+  const c = ctx.contract;
+  if (c.noGuessing) {
+    const s = trace.steps.find((x) => imaginedObservation(x));
+    if (s) return [finding("task-spec-violation", "1.1", [s], imaginedObservation(s)![0].trim(), `the agent wrote results it never ran although the task says "${c.noGuessing.quote.slice(0, 80)}"`, 0.75, ["steps", "task"])];
+  }
+  if (c.oneCommandPerTurn) {
+    // several shell blocks in one turn, written with their imagined output: the harness ran only one of them (a
+    // snippet of code quoted while thinking, or one block the harness rejected and the agent redid, is not this)
+    const s = trace.steps.find((x) => x.role === "assistant" && (x.kind === "reasoning" || x.kind === "message") && ((x.text ?? "").match(/^```(?:bash|sh|shell)?\s*$/gm)?.length ?? 0) >= 4 && imaginedObservation(x) !== null);
+    if (s) {
+      const blocks = (s.text ?? "").split(/^```[^\n]*$/m);
+      const second = blocks[3]?.trim().split("\n")[0] ?? "";
+      if (second) return [finding("task-spec-violation", "1.1", [s], second, `the agent put several commands in one turn although the interface says "${c.oneCommandPerTurn.quote.slice(0, 80)}"`, 0.7, ["steps", "task"])];
+    }
+  }
+  return [];
+}
+
+/** The task requires a named source, and the agents used hypothetical data instead. */
+function sourceIgnored(trace: Trace, ctx: DetectionContext): Finding[] {
+  const c = ctx.contract.sourceConstraint;
+  if (!c) return [];
+  const s = trace.steps.find((x) => x.role === "assistant" && x.index > c.step && HYPOTHETICAL_RE.test(x.text ?? ""));
+  if (!s) return [];
+  return [finding("task-spec-violation", "1.1", [s], quote(s, HYPOTHETICAL_RE), `the task requires "${c.quote.slice(0, 100)}", but the agents worked from hypothetical data`, 0.65, ["steps", "task"])];
+}
+
 export const taskSpecViolation: Detector = {
   id: "task-spec-violation",
   mode: "1.1",
-  description: "Reading the benchmark's answer key; deliverable entity names that break the required form.",
-  detect: (trace) => [...readsAnswerKey(trace), ...badDeliverableNames(trace)],
+  description: "Reading the answer key; malformed deliverable names; unconfirmed consequential actions; needless transfers; several commands or guessed results against the interface; hypothetical data against a required source.",
+  detect: (trace, ctx) => [...readsAnswerKey(trace), ...badDeliverableNames(trace), ...unconfirmedWrite(trace, ctx), ...needlessTransfer(trace, ctx), ...interfaceContract(trace, ctx), ...sourceIgnored(trace, ctx)],
 };

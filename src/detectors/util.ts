@@ -1,4 +1,4 @@
-import type { Finding, Step, Trace } from "../trace/index.js";
+import type { Basis, Finding, Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
 import { canonicalJson, commandText, isFailedOutcome, isMutatingCall, isVerifyingCall, normalizeArgs, returnsState, type ResultLike } from "../trace/actions.js";
 
@@ -74,9 +74,11 @@ export function finding(
   evidence: string,
   rationale: string,
   confidence: number,
+  basis: Basis[] = ["steps"],
 ): Finding {
   const agent = steps.find((s) => s.role === "assistant")?.agent ?? steps[0]?.agent;
   return {
+    basis,
     mode,
     confidence: Math.round(confidence * 100) / 100,
     steps: [...new Set(steps.map((s) => s.index))].sort((a, b) => a - b),

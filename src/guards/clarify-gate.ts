@@ -1,4 +1,4 @@
-import { endsWithQuestion } from "./claims.js";
+import { endsWithQuestion } from "../trace/claims.js";
 import { toCallMatcher, type ToolSelector } from "./predicates.js";
 import { intervene, proceed, type Guard, type GuardContext, type GuardDecision, type GuardEvent, type ToolCallInfo } from "./types.js";
 

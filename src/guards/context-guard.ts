@@ -1,4 +1,4 @@
-import { endsWithQuestion } from "./claims.js";
+import { endsWithQuestion } from "../trace/claims.js";
 import { normalizeArgs } from "./equivalence.js";
 import { intervene, isAgentAction, proceed, type Guard, type GuardContext, type GuardDecision, type GuardEvent, type PlanItem, type ToolCallInfo } from "./types.js";
 

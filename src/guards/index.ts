@@ -71,7 +71,7 @@ export {
   type ValueMatcher,
   type TextMatcher,
 } from "./predicates.js";
-export { detectCompletionClaim, endsWithQuestion, CLAIM_PATTERNS, NEGATION_PATTERN, type ClaimDetection } from "./claims.js";
+export { detectCompletionClaim, endsWithQuestion, CLAIM_PATTERNS, NEGATION_PATTERN, type ClaimDetection } from "../trace/claims.js";
 export {
   GuardConfigSchema,
   DEFAULT_GUARD_CONFIG,

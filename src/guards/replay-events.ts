@@ -1,6 +1,6 @@
 import { isCompletionCall } from "../trace/actions.js";
 import type { Step } from "../trace/index.js";
-import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "./claims.js";
+import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../trace/claims.js";
 import type { GuardSet, GuardVerdict } from "./pipeline.js";
 import type { GuardEvent, InterventionDecision, PlanItem, ToolResultInfo } from "./types.js";
 

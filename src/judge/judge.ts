@@ -408,7 +408,7 @@ export async function judgeTrace(trace: Trace, hints: Finding[], opts: JudgeOpti
   signals.taskSuccess = taskSuccess ?? null;
   signals.costUsd = costUsd(signals.usage, model.price);
   return {
-    diagnosis: { ...diagnosisBase, modes, findings, signals: { judge: signals, provenance } },
+    diagnosis: { ...diagnosisBase, modes, measured_by: Object.fromEntries(taxonomy.codes.map((c) => [c, [diagnosisBase.annotator]])), findings, signals: { judge: signals, provenance } },
     signals,
     failed: false,
   };

@@ -94,8 +94,10 @@ export function combineDiagnoses(rules: Diagnosis, judged: TraceJudgement, annot
     provenance[code] = byJudge && byRules ? "both" : byJudge ? "judge" : "rules";
   }
   signals.provenance = provenance;
+  // the judge examines every mode; the rules add their detectors' names to the modes they examined
+  const measured_by: Record<string, string[]> = Object.fromEntries(codes.map((c) => [c, [...(rules.measured_by?.[c] ?? []), judgeDetector]]));
   const { error: _error, ...base } = rules;
-  return { ...base, annotator, modes, findings, signals };
+  return { ...base, annotator, modes, measured_by, findings, signals };
 }
 
 /** Runs the judge over `paths`, writes findings.jsonl and stores the run. Never throws for a trace's failure. */

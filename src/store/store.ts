@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { Diagnosis, Trace } from "../trace/index.js";
+import { modeCount as countModes, type Diagnosis, type Trace } from "../trace/index.js";
 import { SCHEMA, STORE_VERSION } from "./schema.sql.js";
 
 /** Where `analyze` keeps its store unless told otherwise. */
@@ -101,7 +101,7 @@ export class Store {
       for (const { trace, diagnosis: d } of items) {
         insTrace.run(runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace));
         delDiag.run(runId, trace.id, d.annotator);
-        const modeCount = d.modes ? Object.values(d.modes).reduce<number>((a, b) => a + b, 0) : null;
+        const modeCount = d.modes ? countModes(d.modes) : null;
         insDiag.run(runId, trace.id, d.annotator, d.outcome.success === null ? null : d.outcome.success ? 1 : 0, d.outcome.score ?? null, d.modes ? JSON.stringify(d.modes) : null, modeCount, JSON.stringify(d), d.error ?? null);
         for (const f of d.findings)
           insFinding.run(runId, trace.id, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);

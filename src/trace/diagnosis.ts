@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FindingSchema } from "./finding.js";
+import { BasisSchema, FindingSchema } from "./finding.js";
 import type { Trace } from "./schema.js";
 
 /** Version tag of the per-trace diagnosis record (one line of findings.jsonl). */
@@ -16,6 +16,22 @@ export const OutcomeSchema = z.object({
 });
 
 /**
+ * The decisive failure of a failed run: the earliest step on the causal path to the failure and the agent that owned
+ * it. Always a step of the recorded history. `null` on the record (with `decisive_reason`) when nothing supports one.
+ */
+export const DecisiveSchema = z.object({
+  mode: z.string(),
+  step: z.number().int().nonnegative(),
+  agent: z.string().nullable(),
+  basis: z.array(BasisSchema),
+  confidence: z.number().min(0).max(1),
+  rationale: z.string(),
+});
+
+/** 1 = found, 0 = examined and not found, null = not measured by any annotator of this record. */
+export const ModeVectorSchema = z.record(z.string(), z.union([z.literal(0), z.literal(1), z.null()]));
+
+/**
  * One line of findings.jsonl: a trace's failure vector with its evidence. `modes` is derived from `findings`
  * (a mode is 1 when at least one finding claims it); a trace that could not be annotated has `modes: null` and an
  * `error` — never an all-zero vector.
@@ -28,8 +44,13 @@ export const DiagnosisSchema = z.object({
   framework: z.string().nullable(),
   outcome: OutcomeSchema,
   taxonomy: z.string(),
-  modes: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).nullable(),
+  modes: ModeVectorSchema.nullable(),
+  /** Per measured mode, the annotators that examined it (a detector, a judge); unmeasured modes are absent. */
+  measured_by: z.record(z.string(), z.array(z.string())).optional(),
   findings: z.array(FindingSchema),
+  /** Where and by whom the run first went wrong (failed runs); null when nothing supports a decisive step. */
+  decisive: DecisiveSchema.nullable().optional(),
+  decisive_reason: z.string().optional(),
   /** Measurements that are not MAST modes (tool error rate, infrastructure errors, …). */
   signals: z.record(z.string(), z.unknown()),
   annotator: z.string(),
@@ -40,12 +61,21 @@ export const DiagnosisSchema = z.object({
 
 export type Outcome = z.infer<typeof OutcomeSchema>;
 export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+export type Decisive = z.infer<typeof DecisiveSchema>;
+export type ModeVector = z.infer<typeof ModeVectorSchema>;
 
-/** The failure vector derived from findings: every code of the taxonomy, 1 when any finding claims it. */
-export function vectorFromFindings(codes: readonly string[], findings: { mode: string }[]): Record<string, 0 | 1> {
+/**
+ * The failure vector derived from findings: every code of the taxonomy, 1 when any finding claims it, 0 when it was
+ * examined and nothing was found, null when no annotator measured it (`measured` omitted = every code measured).
+ */
+export function vectorFromFindings(codes: readonly string[], findings: { mode: string }[], measured?: Iterable<string>): ModeVector {
   const present = new Set(findings.map((f) => f.mode));
-  return Object.fromEntries(codes.map((c) => [c, present.has(c) ? 1 : 0])) as Record<string, 0 | 1>;
+  const examined = measured === undefined ? undefined : new Set(measured);
+  return Object.fromEntries(codes.map((c) => [c, present.has(c) ? 1 : examined && !examined.has(c) ? null : 0])) as ModeVector;
 }
+
+/** Number of modes present in a vector (unmeasured modes count as nothing). */
+export const modeCount = (v: ModeVector): number => Object.values(v).filter((x) => x === 1).length;
 
 /**
  * The fields every annotator's record starts with: identity, source, outcome, taxonomy, annotator, and the dataset's

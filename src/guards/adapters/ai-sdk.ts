@@ -1,4 +1,4 @@
-import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../claims.js";
+import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../../trace/claims.js";
 import type { GuardSet, GuardVerdict } from "../pipeline.js";
 import type { GuardEvent, ToolCallInfo } from "../types.js";
 

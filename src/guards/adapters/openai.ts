@@ -1,4 +1,4 @@
-import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../claims.js";
+import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../../trace/claims.js";
 import { strongest, type GuardSet, type GuardVerdict } from "../pipeline.js";
 import type { GuardAction, GuardEvent, ToolCallInfo } from "../types.js";
 

@@ -73,3 +73,24 @@ export function endsWithQuestion(text: string): boolean {
   }
   return false;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The rest of the shared vocabulary: what detectors and guards both read in an agent's words.
+
+/** An announced next action ("I will…", "Let me…"), not courtesy ("let me know", "I'll be here"). */
+export const INTENT_RE = /\b(I will(?! be)|I'll(?! be)|I am going to|I'm going to|let me(?! know)|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
+
+/** A conclusion or final report: the run's answer, not an announcement. */
+export const CONCLUSION_RE = /\b(root cause|in summary|summary of|conclusion|final answer|the answer is|I have (completed|finished|written|created|identified)|task (is )?(complete|completed|done)|TERMINATE|successfully (completed|written|created))\b/i;
+
+/** Information the agent says it could not obtain (a page, a file, a transcript, a figure). */
+export const UNOBTAINED_RE =
+  /\b(?:(?:was |were |am |is |are )?unable to (?:access|retrieve|find|obtain|locate|extract|transcribe|view|open|read|load|fetch|determine|identify|confirm|verify|get|play|listen|process|interpret|see)|(?:could ?n[o']t|can ?not|can't|did ?n[o']t) (?:access|retrieve|find|obtain|locate|extract|transcribe|view|open|read|load|fetch|determine|identify|confirm|verify|get|play|listen|process|interpret|see)|(?:is |was |were |are )not (?:explicitly )?(?:stated|found|available|visible|accessible|provided|present|mentioned|listed)|no (?:relevant )?(?:results?|information|data|transcript|captions?|records?) (?:was |were )?(?:found|available|returned|provided)|failed to (?:retrieve|fetch|access|extract|load|transcribe|find|obtain|locate)|(?:does|do) not (?:contain|include|provide|show) (?:the |any )?(?:required|relevant|necessary|needed|specific|requested)|without (?:access to|being able to)|(?:was|were|has|have) never (?:been )?(?:obtained|extracted|transcribed|found|retrieved|accessed|identified|located|read))\b/i;
+
+/** Data the agent says it made up: hypothetical, assumed, simulated, placeholder or example values. */
+export const HYPOTHETICAL_RE =
+  /\b(?:hypothetical(?:ly)?|let'?s assume|let us assume|we(?:'ll| will)? assume|assuming (?:that |the |a )|for (?:the sake of|demonstration|illustration|illustrative) (?:purposes?|argument|example)?|simulated? (?:data|values?|results?|output)|placeholder|dummy (?:data|values?)|mock (?:data|values?)|sample (?:data|values?)|example (?:data|values?|notes)|fictional|made[- ]up|approximate (?:data|values?|figures?)|based on (?:general|typical|common) knowledge|(?:let'?s|we can) (?:use|take) (?:an? )?(?:example|estimate))\b/i;
+
+/** A claim that something was checked and holds ("verified", "confirmed", "tests pass", "request is satisfied"). */
+export const VERIFIED_CLAIM_RE =
+  /\b(?:(?<!\bor |\bGIVEN OR )verified(?! facts)|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;

@@ -1,0 +1,67 @@
+import type { Step } from "../trace/index.js";
+
+/**
+ * Signals read from what agents write, shared by several detectors: environment output the model wrote itself
+ * (a hallucinated observation), and money amounts (to compare a report with the result it reports on).
+ */
+
+/**
+ * Environment output inside the model's own turn: a shell prompt, the SWE-agent status lines, a git or pytest
+ * summary. A model that writes these has imagined the observation instead of waiting for it.
+ */
+const OBSERVATION_RE = /^\(Open file: [^)\n]*\)\s*$|^\(Current directory: [^)\n]*\)\s*$|^bash-\$\s*$|^HEAD is now at [0-9a-f]{7}|^=+ [^=\n]*\b\d+ (?:passed|failed)\b[^=\n]* =+$|^Ran \d+ tests? in [\d.]+s$/m;
+const TEST_PASS_RE = /^=+ [^=\n]*\b\d+ passed\b[^=\n]* =+$|^OK(?: \(.*\))?$|\b\d+ passed(?:,| in )/m;
+
+/** The step is the model's own turn and contains environment output it could not have seen yet. */
+export function imaginedObservation(s: Step): RegExpExecArray | null {
+  if (s.role !== "assistant" || (s.kind !== "message" && s.kind !== "reasoning")) return null;
+  return OBSERVATION_RE.exec(s.text ?? "");
+}
+
+/** A passing test summary written inside the model's own turn. */
+export function imaginedTestPass(s: Step): RegExpExecArray | null {
+  if (!imaginedObservation(s)) return null;
+  return TEST_PASS_RE.exec(s.text ?? "");
+}
+
+const DOLLARS_RE = /\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?/g;
+const MONEY_KEY_RE = /"(?:amount|price|total|total_price|refund|refund_amount|paid|cost|balance|fee|charge)"\s*:\s*(-?\d+(?:\.\d+)?)/gi;
+/** Fields that say what was charged or refunded (not a line item's price). */
+const TRANSACTION_KEY_RE = /"(?:amount|total|total_price|refund|refund_amount|paid|charge)"\s*:\s*(-?\d+(?:\.\d+)?)/gi;
+
+/** Dollar amounts a text states ("$1,302.00" → 1302). */
+export function dollarAmounts(text: string): number[] {
+  return [...text.matchAll(DOLLARS_RE)].map((m) => Number(`${m[1]!.replace(/,/g, "")}.${m[2] ?? "0"}`));
+}
+
+/** Money values in a JSON result (amount, price, total, refund… fields), with every number as a fallback. */
+export function resultAmounts(text: string): { money: number[]; transactions: number[]; all: number[] } {
+  const abs = (m: RegExpMatchArray) => Math.abs(Number(m[1]));
+  const money = [...text.matchAll(MONEY_KEY_RE)].map(abs);
+  const transactions = [...text.matchAll(TRANSACTION_KEY_RE)].map(abs);
+  const all = [...text.matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
+  return { money, transactions, all };
+}
+
+/** Dollar amounts stated in sentences about money moving (refunded, charged, paid, total). */
+export function transactionAmounts(text: string): number[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .filter((s) => /\b(?:refund\w*|charg\w*|paid|pay(?:ment)?|total|processed|deducted|credited|debited)\b/i.test(s))
+    .flatMap((s) => dollarAmounts(s));
+}
+
+/** Sums of every subset of up to 3 values: a reported total is often the sum of a few result amounts. */
+export function reachable(values: number[]): Set<number> {
+  const out = new Set<number>();
+  const v = values.slice(0, 24);
+  const r = (x: number) => Math.round(x * 100);
+  for (let i = 0; i < v.length; i++) {
+    out.add(r(v[i]!));
+    for (let j = i + 1; j < v.length; j++) {
+      out.add(r(v[i]! + v[j]!));
+      for (let k = j + 1; k < v.length; k++) out.add(r(v[i]! + v[j]! + v[k]!));
+    }
+  }
+  return out;
+}
