@@ -49,7 +49,7 @@ describe("analysis commands", () => {
     expect(r.stderr).toContain("nope.jsonl: no such file or folder");
   });
 
-  it("eval on Who&When scores the rules' first finding against the gold attribution, every trace matched", async () => {
+  it("eval on Who&When scores the rules' decisive step against the gold attribution, every trace matched", async () => {
     const ww = (await analyze([corpus("who_and_when")], { out: join(dir, "ww"), db: join(dir, "store.db") })).findingsPath;
     const r = faultline("eval", "--reference", ww, "--predicted", ww, "--json");
     expect(r.status).toBe(0);
@@ -60,8 +60,8 @@ describe("analysis commands", () => {
     expect(out.matching.predicted_only).toEqual([]);
     const gold = diagnoses.map((d) => (d.reference as { goldLabels: { mistakeAgent?: string }[] }).goldLabels[0]!);
     expect(out.attribution.agent.total).toBe(gold.filter((g) => g.mistakeAgent).length);
-    // a trace without any finding has no predicted agent or step: counted wrong, and counted
-    expect(out.attribution.step.missing_prediction).toBe(diagnoses.filter((d) => !d.findings.some((f) => f.steps.length)).length);
+    // a trace without a decisive step has no predicted agent or step: counted wrong, and counted
+    expect(out.attribution.step.missing_prediction).toBe(diagnoses.filter((d) => !d.decisive).length);
     expect(out.attribution.agent.accuracy).toBe(out.attribution.agent.correct / out.attribution.agent.total);
   });
 

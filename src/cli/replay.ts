@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { readTraces, type Diagnostic } from "../formats/index.js";
 import { GUARD_PRESETS } from "../guards/config.js";
 import { HIGHLIGHT_TITLES, ReplayCollector, type HighlightKind, type ReplayInterventionEntry, type ReplaySummary, type TraceReplay } from "../guards/replay.js";
+import { diagnoseTrace } from "../pipeline/index.js";
 import { displayPath, EXIT, table, UsageError, writeJson } from "./io.js";
 import { fileProgress } from "./progress.js";
 
@@ -112,7 +113,11 @@ export async function runReplay(paths: string[], opts: ReplayCliOptions): Promis
     if (ev.type === "diagnostic") {
       if (ev.diagnostic.level === "error") errors++;
       if (ev.diagnostic.level !== "notice") problems.push(ev.diagnostic);
-    } else if (ev.type === "trace") collector.add(ev.trace);
+    } else if (ev.type === "trace") {
+      // the same findings analyze replays with: the rules diagnosis with its scored outcome and contract
+      const d = await diagnoseTrace(ev.trace);
+      collector.add(ev.trace, d.modes === null && ev.trace.steps.length > 0 ? undefined : d.findings);
+    }
   }
   progress.stop();
   const summary = collector.summary();

@@ -15,6 +15,8 @@ import { detectionContext, type DetectionContext } from "./context.js";
 
 export type { Detector } from "./types.js";
 export { detectionContext, failed, type DetectionContext } from "./context.js";
+export { decisiveStep, type DecisiveResult } from "./decisive.js";
+export { runEnd, type RunEnd, type EndKind } from "./run-end.js";
 export { extractContract, type TaskContract, type Requirement, type ExpectedAction } from "./contract.js";
 export { computeSignals, type Signals } from "./signals.js";
 

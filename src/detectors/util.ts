@@ -1,5 +1,5 @@
 import type { Basis, Finding, Step, Trace } from "../trace/index.js";
-import { stepContent } from "../trace/index.js";
+import { stepFields } from "../trace/index.js";
 import { canonicalJson, commandText, isFailedOutcome, isMutatingCall, isVerifyingCall, normalizeArgs, returnsState, type ResultLike } from "../trace/actions.js";
 
 /**
@@ -39,7 +39,9 @@ export function returnsStateResult(s: Step | undefined): boolean {
 
 /** A quote of at most `max` characters from a step's own content, around the first match of `re` if given. */
 export function quote(step: Step, re?: RegExp, max = 160): string {
-  const content = stepContent(step);
+  // quote from one field (text, output or arguments), never across two: a viewer highlights within a field
+  const fields = stepFields(step);
+  const content = (re ? fields.find((f) => re.test(f)) : undefined) ?? fields.find((f) => f.trim()) ?? "";
   if (!content) return "";
   let start = 0;
   if (re) {

@@ -8,6 +8,11 @@ import { DiagnosisSchema, quoteInSteps } from "../trace/index.js";
 import { MAST_CODES } from "../taxonomy/index.js";
 import { readAll } from "../formats/index.js";
 import { replaySummary } from "../guards/replay.js";
+import type { Trace } from "../trace/index.js";
+import { diagnoseTrace } from "./diagnose.js";
+
+/** Each trace with the findings of its rules diagnosis (outcome and contract included), as `faultline replay` runs it. */
+const withFindings = async (traces: Trace[]) => Promise.all(traces.map(async (trace) => ({ trace, findings: (await diagnoseTrace(trace)).findings })));
 
 const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
 
@@ -23,7 +28,8 @@ describe("analyze (ingest → detect → outcome → store)", () => {
     for (const d of lines) {
       expect(Object.keys(d.modes!)).toEqual([...MAST_CODES]);
       // the vector is derived from the findings, nothing else
-      for (const c of MAST_CODES) expect(d.modes![c]).toBe(d.findings.some((f) => f.mode === c) ? 1 : 0);
+      // 1 when a finding claims the mode, 0 when a detector examined it and found nothing, null when none examined it
+      for (const c of MAST_CODES) expect(d.modes![c]).toBe(d.findings.some((f) => f.mode === c) ? 1 : d.measured_by?.[c] ? 0 : null);
     }
     const store = new Store(db);
     try {
@@ -70,8 +76,8 @@ describe("analyze (ingest → detect → outcome → store)", () => {
     const r = await analyze([EXAMPLES], { out: join(dir, "out4"), db });
     expect(r.replay.guards).toBe("default");
     expect(r.replay.totals.traces).toBe(r.counts.traces);
-    // the standalone replay runs the detectors itself; analyze hands over the findings it already has
-    const alone = replaySummary((await readAll([EXAMPLES])).traces);
+    // the standalone replay (`faultline replay`) diagnoses each trace itself; analyze hands over the findings it has
+    const alone = replaySummary(await withFindings((await readAll([EXAMPLES])).traces));
     expect(r.replay).toEqual(alone);
     expect(r.replay.totals.intervened).toBeGreaterThan(0);
     // each replayed trace cites the findings of its diagnosis, nothing else
@@ -86,7 +92,7 @@ describe("analyze (ingest → detect → outcome → store)", () => {
     const sre = await analyze([EXAMPLES], { out: join(dir, "out5"), db, guards: "itbench-sre" });
     expect(sre.replay.guards).toBe("itbench-sre");
     const { traces } = await readAll([EXAMPLES]);
-    expect(sre.replay).toEqual(replaySummary(traces, "itbench-sre"));
+    expect(sre.replay).toEqual(replaySummary(await withFindings(traces), "itbench-sre"));
     // the preset's deliverable check refuses completions that the default lets through
     const requires = (g: typeof sre.replay) => g.guards_summary.find((x) => x.guard === "termination-controller")!.decisions.require;
     expect(requires(sre.replay)).toBeGreaterThan(requires(replaySummary(traces)));

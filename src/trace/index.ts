@@ -1,5 +1,5 @@
 export * from "./schema.js";
 export { buildTrace, linkToolCalls, compact, type StepDraft, type TraceDraft } from "./build.js";
 export { FindingSchema, BasisSchema, basisOf, outcomeIndependent, type Finding, type Basis } from "./finding.js";
-export { normalizeWhitespace, truncate, stepContent, quoteInSteps } from "./text.js";
+export { normalizeWhitespace, truncate, stepContent, stepFields, quoteInSteps } from "./text.js";
 export { DiagnosisSchema, OutcomeSchema, DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, modeCount, diagnosisHeader, DecisiveSchema, type Diagnosis, type Outcome, type Decisive, type ModeVector } from "./diagnosis.js";

@@ -15,6 +15,11 @@ export function truncate(s: string, max: number): string {
  * detectors and from the judge) must be substrings of this, whitespace-normalised.
  */
 export function stepContent(s: Step): string {
+  return stepFields(s).join("\n");
+}
+
+/** The fields of a step in display order — text, a distinct output, arguments not already in the text. */
+export function stepFields(s: Step): string[] {
   const parts: string[] = [];
   if (s.text) parts.push(s.text);
   if (s.tool?.output && s.tool.output !== s.text) parts.push(s.tool.output);
@@ -22,7 +27,7 @@ export function stepContent(s: Step): string {
     const a = typeof s.tool.args === "string" ? s.tool.args : JSON.stringify(s.tool.args);
     if (a && !(s.text ?? "").includes(a)) parts.push(a);
   }
-  return parts.join("\n");
+  return parts;
 }
 
 /** True when `quote` occurs in one of the steps (whitespace-normalised, case-sensitive). */
