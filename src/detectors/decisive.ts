@@ -35,8 +35,11 @@ function owner(trace: Trace, s: Step): Step | undefined {
   return undefined;
 }
 
-/** Modes whose findings mark where a run ended or what it failed to do at the end, not where it went wrong. */
-const ENDING_DETECTORS = new Set(["rules/premature-termination", "rules/no-verification", "rules/termination-unaware"]);
+/**
+ * Detectors whose findings mark where a run ended, what it failed to do at the end, or a symptom that repeats (a
+ * loop shows the run was stuck, not where it went wrong) — not candidates for the decisive step.
+ */
+const SYMPTOM_DETECTORS = new Set(["rules/premature-termination", "rules/no-verification", "rules/termination-unaware", "rules/step-repetition"]);
 
 const NUMBER_RE = /(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g;
 const FINAL_RE = /\bFINAL ANSWER\s*:|\b(?:the )?(?:final )?answer(?: is|:)|\bresult(?: is|:)|\bconclu\w+|\bTERMINATE\b/i;
@@ -94,7 +97,10 @@ function instructionText(trace: Trace): string {
     .join("\n");
 }
 
-/** The first consequential action the expected actions do not contain, or the transfer that replaced them. */
+/**
+ * The first consequential action the expected actions do not contain, or the transfer that replaced them; when no
+ * consequential action was taken at all although one was expected, the agent's last word (where it ended instead).
+ */
 function firstDeviation(trace: Trace, ctx: DetectionContext): Step | undefined {
   const expected = ctx.contract.expectedActions;
   if (!expected.length) return undefined;
@@ -106,6 +112,8 @@ function firstDeviation(trace: Trace, ctx: DetectionContext): Step | undefined {
     if (!CONSEQUENTIAL_RE.test(s.tool.name)) continue;
     if (!want.has(`${s.tool.name}\u0000${canonicalArgs(s.tool.args)}`)) return s;
   }
+  const writesExpected = expected.some((a) => CONSEQUENTIAL_RE.test(a.name));
+  if (writesExpected) return [...trace.steps].reverse().find((s) => s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim());
   return undefined;
 }
 
@@ -124,15 +132,18 @@ export function decisiveStep(trace: Trace, ctx: DetectionContext, findings: Find
   const modeAt = (step: number, fallback: string) => findings.find((f) => f.steps.includes(step))?.mode ?? fallback;
 
   const dev = firstDeviation(trace, ctx);
-  if (dev) candidates.push({ step: dev, mode: modeAt(dev.index, TRANSFER_RE.test(dev.tool!.name) ? "3.1" : "1.1"), basis: ["steps", "expected"], confidence: 0.7, rationale: `${dev.tool!.name} is not among the dataset's expected actions (or not with these arguments)` });
+  if (dev?.tool) candidates.push({ step: dev, mode: modeAt(dev.index, TRANSFER_RE.test(dev.tool.name) ? "3.1" : "1.1"), basis: ["steps", "expected"], confidence: 0.7, rationale: `${dev.tool.name} is not among the dataset's expected actions (or not with these arguments)` });
+  else if (dev) candidates.push({ step: dev, mode: modeAt(dev.index, "3.1"), basis: ["steps", "expected"], confidence: 0.5, rationale: "the run ended here without the consequential action the dataset expects" });
 
-  const causal = findings.filter((f) => !ENDING_DETECTORS.has(f.detector) && f.steps.length > 0);
+  // a finding made because the run failed (basis: outcome) says that something went wrong, not where
+  const causal = findings.filter((f) => !SYMPTOM_DETECTORS.has(f.detector) && f.steps.length > 0 && !(f.basis ?? []).includes("outcome"));
   for (const f of causal) {
     const s = f.steps.map((i) => trace.steps[i]).find(ownable);
     if (s) candidates.push({ step: s, mode: f.mode, basis: f.basis ?? ["steps"], confidence: Math.min(0.7, f.confidence), rationale: `first step of the ${f.mode} finding: ${f.rationale ?? f.detector}` });
   }
 
-  if (ctx.outcome.success === false) {
+  // a question-answering run (no expected actions): where did the wrong final answer come from
+  if (ctx.outcome.success === false && ctx.contract.expectedActions.length === 0) {
     const prov = answerProvenance(trace, ctx);
     if (prov) candidates.push({ step: prov.step, mode: modeAt(prov.step.index, findings.find((f) => f.mode === "2.6" || f.mode === "1.1")?.mode ?? findings[0]?.mode ?? "3.3"), basis: ctx.task?.expected !== undefined ? ["steps", "expected", "outcome"] : ["steps", "outcome"], confidence: 0.5, rationale: `first step to state ${prov.value}, a value the failed run's final answer carries and the task did not give` });
   }

@@ -1,5 +1,6 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
-import { UNOBTAINED_RE } from "../trace/claims.js";
+import { HYPOTHETICAL_RE, UNOBTAINED_RE } from "../trace/claims.js";
+import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { imaginedObservation } from "./text-signals.js";
 import { finding, isMutating, quote } from "./util.js";
@@ -87,10 +88,46 @@ const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b/i;
 function answerAgainstConclusion(trace: Trace): Finding[] {
   const final = [...trace.steps].reverse().find((s) => FINAL_RE.test(s.text ?? ""));
   if (!final) return [];
+  // (a ledger's "request not satisfied yet" is progress tracking, not a conclusion that the information is missing)
   const before = trace.steps.slice(Math.max(0, final.index - 3), final.index + 1).filter((s) => s.role === "assistant" && UNOBTAINED_RE.test(s.text ?? ""));
   const admitted = before[before.length - 1];
   if (!admitted) return [];
   return [finding("reasoning-action-mismatch", "2.6", admitted === final ? [final] : [admitted, final], quote(admitted, UNOBTAINED_RE), "the agents concluded the information was not obtained, then gave a definite final answer anyway", 0.65)];
+}
+
+const AS_OBTAINED_RE = /\b(?:upon (?:inspection|review|analysis|examination)|(?:is|are) identified as|identified as follows|here (?:is|are) the (?:notes|data|results?|values|figures|details)|(?:I|we) (?:have )?(?:identified|extracted|transcribed|read off)|the (?:notes|values|figures) (?:are|were))\b/i;
+
+/** An agent says it cannot see or obtain something and, in the same turn, presents it as if it had. */
+function admittedThenPresented(trace: Trace): Finding[] {
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || (s.kind !== "message" && s.kind !== "reasoning") || !s.text) continue;
+    const gap = UNOBTAINED_RE.exec(s.text) ?? HYPOTHETICAL_RE.exec(s.text);
+    if (!gap) continue;
+    const shown = AS_OBTAINED_RE.exec(s.text.slice(gap.index + gap[0].length));
+    if (!shown) continue;
+    return [finding("reasoning-action-mismatch", "2.6", [s], quote(s, AS_OBTAINED_RE), "the agent said it could not obtain the information, then presented it as the result of obtaining it", 0.7)];
+  }
+  return [];
+}
+
+const PARAMS_RE = /\b(?:need to|must|should|have to|will|I'll)\s+(?:provide|supply|include|specify|pass|set|add)\s+(?:the\s+)?((?:`\w+`(?:\s*(?:,|and)\s*)?)+)/i;
+
+/** The agent names the arguments its next call needs, then makes the call without them. */
+function saidArgsThenOmitted(trace: Trace): Finding[] {
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || (s.kind !== "message" && s.kind !== "reasoning") || !s.text) continue;
+    const m = PARAMS_RE.exec(s.text);
+    if (!m) continue;
+    const names = [...m[1]!.matchAll(/`(\w+)`/g)].map((x) => x[1]!);
+    const next = trace.steps.find((x) => x.index > s.index && x.kind === "tool_call");
+    if (!next || trace.steps.some((x) => x.index > s.index && x.index < next.index && x.role === "user")) continue;
+    const args = argsObject(next.tool?.args);
+    if (!args) continue;
+    const missing = names.filter((n) => !(n in args));
+    if (!missing.length) continue;
+    return [finding("reasoning-action-mismatch", "2.6", [s, next], quote(s, PARAMS_RE), `the agent said the call needs ${names.join(", ")}, then called ${next.tool?.name} without ${missing.join(", ")}`, 0.75)];
+  }
+  return [];
 }
 
 export const reasoningActionMismatch: Detector = {
@@ -100,7 +137,7 @@ export const reasoningActionMismatch: Detector = {
   detect(trace: Trace) {
     const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
     const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
-    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace)];
+    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace)];
     if (toolNames.size === 0) return textual;
     return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
   },

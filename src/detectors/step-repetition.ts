@@ -1,6 +1,7 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
 import { normalizeWhitespace, stepContent } from "../trace/index.js";
 import type { Detector } from "./types.js";
+import { failureSignature } from "../trace/actions.js";
 import { canonicalArgs, finding, isFailedResult, isMutating, quote, resultOf, toolCalls } from "./util.js";
 
 /**
@@ -72,11 +73,11 @@ const shingles = (s: string) => {
   for (let i = 0; i + 2 < w.length; i++) out.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
   return out;
 };
-const similar = (a: Set<string>, b: Set<string>) => {
+const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => {
   if (!a.size || !b.size) return false;
   let inter = 0;
   for (const x of a) if (b.has(x)) inter++;
-  return inter / (a.size + b.size - inter) >= 0.9;
+  return inter / (a.size + b.size - inter) >= threshold;
 };
 
 function repeatedMessages(trace: Trace): Finding[] {
@@ -89,7 +90,8 @@ function repeatedMessages(trace: Trace): Finding[] {
     const sh = shingles(text);
     // near-duplicates only for prose: a re-sent file that differs by a requested edit is progress
     const code = text.includes("```") || /^\s*(def |class |import |from |<!DOCTYPE|<html|function |const )/m.test(m.text!);
-    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (!code && text.length >= 80 && similar(c.rep, sh))));
+    // an instruction handed to another agent is repeated in other words more often than a report is
+    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (!code && text.length >= 80 && similar(c.rep, sh, m.kind === "handoff" ? 0.6 : 0.9))));
     if (hit) hit.steps.push(m);
     else clusters.push({ rep: sh, text, steps: [m], agent: m.agent });
   }
@@ -100,9 +102,43 @@ function repeatedMessages(trace: Trace): Finding[] {
     );
 }
 
+const LOOP_FLAG_RE = /"is_in_loop"\s*:\s*\{[^{}]*?"answer"\s*:\s*true/;
+
+/** The orchestrator's own progress ledger says the team is in a loop (Magentic-One `is_in_loop: true`). */
+function loopFlagged(trace: Trace): Finding[] {
+  const flagged = trace.steps.filter((s) => s.role === "assistant" && LOOP_FLAG_RE.test(s.text ?? ""));
+  // one flag can be a false alarm the team moves past; a ledger that keeps saying so is a loop
+  if (flagged.length < 2) return [];
+  return [finding("step-repetition", "1.3", flagged.slice(0, MAX_CITED), quote(flagged[0]!, /"is_in_loop"/), `the orchestrator's ledger reported a loop ${flagged.length} time(s)`, flagged.length >= 2 ? 0.85 : 0.7)];
+}
+
+/** The same failure, over and over: three or more tool results failing the same way (whatever the arguments). */
+function sameFailure(trace: Trace): Finding[] {
+  const bySig = new Map<string, Step[]>();
+  // failures of calls made together in one turn are one attempt (a parallel batch, a sibling's error cascading)
+  let turn = -1;
+  const seenInTurn = new Set<string>();
+  for (const r of trace.steps) {
+    if (r.role === "assistant" && r.kind !== "tool_call") {
+      turn = r.index;
+      seenInTurn.clear();
+    }
+    if (r.kind !== "tool_result") continue;
+    const call = r.tool?.callIndex !== undefined ? trace.steps[r.tool.callIndex] : undefined;
+    if (call && call.role !== "assistant") continue;
+    const sig = failureSignature({ output: r.tool?.output ?? r.text, exitCode: r.tool?.exitCode, isError: r.tool?.isError });
+    if (!sig || seenInTurn.has(`${turn}\u0000${sig}`)) continue;
+    seenInTurn.add(`${turn}\u0000${sig}`);
+    bySig.set(sig, [...(bySig.get(sig) ?? []), r]);
+  }
+  const worst = [...bySig.values()].sort((a, b) => b.length - a.length)[0];
+  if (!worst || worst.length < 3) return [];
+  return [finding("step-repetition", "1.3", worst.slice(0, MAX_CITED), quote(worst[1]!), `the agent hit the same failure ${worst.length} times without changing its approach`, worst.length >= 4 ? 0.8 : 0.7)];
+}
+
 export const stepRepetition: Detector = {
   id: "step-repetition",
   mode: "1.3",
-  description: "Identical tool calls that learn nothing new, re-applied writes, and messages repeated three or more times.",
-  detect: (trace) => [...repeatedCalls(trace), ...repeatedMessages(trace)],
+  description: "Identical tool calls that learn nothing new, re-applied writes, messages or instructions repeated three or more times, the same failure hit again and again, and a ledger that reports a loop.",
+  detect: (trace) => [...repeatedCalls(trace), ...repeatedMessages(trace), ...loopFlagged(trace), ...sameFailure(trace)],
 };
