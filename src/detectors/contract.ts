@@ -43,7 +43,12 @@ export interface TaskContract {
 export function instructionSteps(trace: Trace): Step[] {
   const firstAct = trace.steps.findIndex((s) => s.role === "assistant" && (s.kind === "tool_call" || s.kind === "message"));
   const end = firstAct === -1 ? trace.steps.length : firstAct;
-  return trace.steps.slice(0, end).filter((s) => (s.role === "system" || s.role === "user") && (s.text ?? "").trim() !== "");
+  const out = trace.steps.slice(0, end).filter((s) => (s.role === "system" || s.role === "user") && (s.text ?? "").trim() !== "");
+  // group chats that open with an agent restating the task and its manager's plan (AG2): that step instructs too
+  const first = trace.steps[firstAct];
+  const task = (trace.task?.text ?? "").trim().slice(0, 80);
+  if (first && first.role === "assistant" && task && (first.text ?? "").includes(task)) out.push(first);
+  return out;
 }
 
 /** A verbatim sentence of `text` around a match of `re`, at most `max` characters. */
@@ -65,7 +70,7 @@ const CONFIRM_RE = /\b(?:obtain|get|ask for)\b[^.\n]{0,40}\bexplicit\b[^.\n]{0,3
 const ONE_ACTION_RE = /\bonly make one tool call at a time\b/i;
 const ONE_COMMAND_RE = /\bonly include a \*?single\*? command\b|\bone command at a time\b|\bexactly one (?:bash )?(?:command|code block)\b/i;
 const NO_GUESS_RE = /\bnever(?: ever)? guess\b|\bdo not (?:guess|make up|fabricate)\b/i;
-const SOURCE_RE = /\b(?:ensure|must|make sure|should)\b[^.\n]{0,80}\b(?:from|based on|verified (?:from|against|with|on|using)|according to)\s+(?:the\s+)?(?:provided|given|attached|official|\d{4}|[A-Z][\w&.-]*)[^.\n]{0,80}/;
+const SOURCE_RE = /\b(?:[Ee]nsure|[Mm]ust|[Mm]ake sure|[Ss]hould)\b[^.\n]{0,80}\b(?:from|based on|verified (?:from|against|with|on|using)|according to)\b[^.\n]{0,60}?\b(?:provided|given|attached|official|website|census|image|file|document|database|page|article|video|records?|\d{4}|[A-Z][a-z][\w&.-]*)\b[^.\n]{0,80}/;
 
 function expected(trace: Trace): { actions: ExpectedAction[]; outputs: string[] } {
   const e = trace.task?.expected;

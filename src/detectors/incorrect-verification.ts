@@ -97,6 +97,8 @@ function verifiedOnMissingData(trace: Trace, ctx: DetectionContext): Finding[] {
     if (claim.role !== "assistant" || (claim.kind !== "message" && claim.kind !== "reasoning") || !claim.text) continue;
     const m = VERIFIED_CLAIM_RE.exec(claim.text);
     if (!m) continue;
+    // confirming a problem ("the traceback confirms that the error…") is a diagnosis, not a verification claim
+    if (/\b(?:error|exception|traceback|bug|issue|fails?|failure|crash|problem)\b/i.test(sentenceAt(claim.text, m.index))) continue;
     // a ledger or report that admits the gap anywhere in the same turn
     const head = claim.text;
     const window = trace.steps.slice(Math.max(0, claim.index - 4), claim.index);
@@ -123,7 +125,8 @@ function verifierApprovedFailure(trace: Trace, ctx: DetectionContext): Finding[]
   const turns = trace.steps.filter((s) => s.role === "assistant" && (s.text ?? "").trim());
   // the final stretch of a long run; a short group chat is all final stretch
   const late = turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * 0.4));
-  const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && (SATISFIED_RE.test(s.text!) || (!/```/.test(s.text!) && VERIFIED_CLAIM_RE.test(s.text!))));
+  const prose = (t: string) => t.replace(/```[\s\S]*?(?:```|$)/g, " ");
+  const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && (SATISFIED_RE.test(s.text!) || VERIFIED_CLAIM_RE.test(prose(s.text!))));
   if (!claim) return [];
   const re = SATISFIED_RE.test(claim.text!) ? /is_request_satisfied/ : VERIFIED_CLAIM_RE;
   return [finding("incorrect-verification", "3.3", [claim], quote(claim, re), `${claim.agent} approved a result that the run's outcome shows was wrong`, 0.55, ["steps", "outcome"])];
@@ -146,6 +149,10 @@ export const incorrectVerification: Detector = {
       const verb = DOMAIN_VERB.exec(call?.tool?.name ?? "")?.[1]?.toLowerCase();
       const m = successClaim(claim.text ?? "")!;
       if (verb && !new RegExp(`\\b${verb.slice(0, 4)}`, "i").test(sentenceAt(claim.text ?? "", m.index))) continue;
+      // a claim that cites another check ("verified by verify_fix.py") than the script that failed is about that one
+      const cited = /[\w./-]+\.(?:py|sh|js|ts)\b/.exec(sentenceAt(claim.text ?? "", m.index))?.[0];
+      const ran = call ? stepContent(call) : "";
+      if (cited && ran && !ran.includes(cited)) continue;
       return [finding("incorrect-verification", "3.3", [lastCheck, claim], quote(claim, new RegExp(m[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i")), "the agent claims success right after a check that failed", 0.75)];
     }
     return [];

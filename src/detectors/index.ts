@@ -10,6 +10,10 @@ import { conversationReset } from "./conversation-reset.js";
 import { historyLoss } from "./history-loss.js";
 import { reasoningActionMismatch } from "./reasoning-action-mismatch.js";
 import { taskSpecViolation } from "./task-spec-violation.js";
+import { clarificationFailure } from "./clarification-failure.js";
+import { derailment } from "./derailment.js";
+import { informationWithholding } from "./information-withholding.js";
+import { ignoredInput } from "./ignored-input.js";
 import { computeSignals, type Signals } from "./signals.js";
 import { detectionContext, type DetectionContext } from "./context.js";
 
@@ -21,7 +25,7 @@ export { extractContract, type TaskContract, type Requirement, type ExpectedActi
 export { computeSignals, type Signals } from "./signals.js";
 
 /** Bumped whenever a detector's behaviour changes, so stored results say which rules produced them. */
-export const RULES_VERSION = "0.2.0";
+export const RULES_VERSION = "0.3.0";
 export const RULES_ANNOTATOR = `rules@${RULES_VERSION}`;
 
 export const DETECTORS: readonly Detector[] = [
@@ -30,6 +34,10 @@ export const DETECTORS: readonly Detector[] = [
   historyLoss,
   terminationUnaware,
   conversationReset,
+  clarificationFailure,
+  derailment,
+  informationWithholding,
+  ignoredInput,
   reasoningActionMismatch,
   prematureTermination,
   noVerification,

@@ -39,8 +39,11 @@ const isCodeFile = (f: string | undefined) => f !== undefined && /\.(?:py|js|ts|
  * Code was changed and the work submitted, but the project's own tests never ran after the change: the only check,
  * if any, was the agent's own reproduction script (a repro-only check where tests exist is incomplete).
  */
-function suiteNeverRun(trace: Trace): Finding[] {
+function suiteNeverRun(trace: Trace, ctx: DetectionContext): Finding[] {
+  // a run that passed its benchmark's tests was checked where it mattered; a run the agent gave up on is 3.1's
+  if (ctx.outcome.success === true) return [];
   const steps = trace.steps;
+  if (steps.some((s) => /task_completed["']?\s*[:=]\s*["']?false/i.test(stepContent(s)))) return [];
   const changes = steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && isCodeFile(changedFullPath(s)) && !SCRATCH_RE.test(changedFullPath(s) ?? "") && !isFailedResult(resultOf(trace, s)));
   const last = changes[changes.length - 1];
   if (!last) return [];
@@ -78,7 +81,7 @@ export const noVerification: Detector = {
   mode: "3.2",
   description: "A claim or submission after the last change with no check; code submitted with only a reproduction script (or nothing) run; a failed run's final answer given with no check at all.",
   detect(trace: Trace, ctx: DetectionContext) {
-    const extra = [...suiteNeverRun(trace), ...answerNeverChecked(trace, ctx)];
+    const extra = [...suiteNeverRun(trace, ctx), ...answerNeverChecked(trace, ctx)];
     if (extra.length) return extra.slice(0, 1);
     const steps = trace.steps;
     let lastChange: Step | undefined;

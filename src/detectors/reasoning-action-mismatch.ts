@@ -2,7 +2,7 @@ import type { Finding, Step, Trace } from "../trace/index.js";
 import { HYPOTHETICAL_RE, UNOBTAINED_RE } from "../trace/claims.js";
 import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
-import { imaginedObservation } from "./text-signals.js";
+import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
 import { finding, isMutating, quote } from "./util.js";
 
 /**
@@ -61,25 +61,13 @@ function imaginedResults(trace: Trace): Finding[] {
   return [finding("reasoning-action-mismatch", "2.6", [s], m[0].trim(), "the agent wrote the output of commands it had not run and acted as if they had happened", 0.8)];
 }
 
-const LOOKUP_RE = /\b(?:let'?s|let us|I will|I'll|we will|we'll|we need to|first,? we(?:'ll| will| need to)?)\s+(?:start by\s+|begin by\s+|first\s+)?(?:look(?:ing)? up|retriev\w*|search\w*(?: for)?|find(?:ing)?|gather\w*|collect\w*|extract\w*|fetch\w*|obtain\w*|access\w*|review\w*|analy[sz]\w*|check\w*)\b/i;
-const PRESENT_RE = /\b(?:here (?:is|are) the (?:data|results?|information|figures|details|notes|captions?)|(?:the|this) (?:data|results?|search) (?:shows?|indicates?|reveals?)|(?:I|we) (?:have )?found (?:that|the)|(?:based on|from) (?:the|my) (?:search|lookup|review|analysis) (?:results?)?,|the (?:retrieved|extracted|collected) (?:data|information))\b/i;
-
 /**
  * An agent announces a lookup and, in the same turn, presents its results although no tool ran: it said it would
  * retrieve, and did not (multi-agent systems whose tools run in a separate executor turn).
  */
 function presentedWithoutLookup(trace: Trace): Finding[] {
-  for (const s of trace.steps) {
-    if (s.role !== "assistant" || s.kind !== "message" || !s.text) continue;
-    const intent = LOOKUP_RE.exec(s.text);
-    if (!intent) continue;
-    const rest = s.text.slice(intent.index + intent[0].length);
-    const shown = PRESENT_RE.exec(rest);
-    // code in between is a lookup that the executor will run: its results come in a later turn
-    if (!shown || /```/.test(rest.slice(0, shown.index))) continue;
-    return [finding("reasoning-action-mismatch", "2.6", [s], quote(s, PRESENT_RE), "the agent announced a lookup and presented its results in the same turn without running any tool", 0.65)];
-  }
-  return [];
+  const s = trace.steps.find((x) => presentsUnretrieved(x));
+  return s ? [finding("reasoning-action-mismatch", "2.6", [s], quote(s, PRESENT_RE), "the agent announced a lookup and presented its results in the same turn without running any tool", 0.65)] : [];
 }
 
 const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b/i;

@@ -30,7 +30,10 @@ const agentSpoke = (s: Step) => s.role === "assistant" && (s.kind === "tool_call
 export function runEnd(trace: Trace): RunEnd {
   const steps = trace.steps;
   const tail = steps.slice(-4);
-  const cap = tail.find((s) => hasTag(s, "step-limit")) ?? tail.find((s) => (s.kind === "termination" || s.kind === "error" || (s.kind === "event" && s.role !== "assistant")) && CAP_RE.test(s.text ?? ""));
+  // a cap notice: a harness step, or a framework's short status line in its own voice ("Replan counter exceeded…")
+  const cap =
+    tail.find((s) => hasTag(s, "step-limit")) ??
+    tail.find((s) => (s.kind === "termination" || s.kind === "error" || (s.kind === "event" && s.role !== "assistant") || (s.text ?? "").length < 200) && CAP_RE.test(s.text ?? ""));
   if (cap) return { kind: "cap", step: cap };
   const lastCalls = steps.filter((s) => s.kind === "tool_call").slice(-2);
   const transfer = lastCalls.find((s) => TRANSFER_RE.test(s.tool?.name ?? ""));

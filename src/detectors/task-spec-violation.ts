@@ -4,7 +4,7 @@ import { HYPOTHETICAL_RE } from "../trace/claims.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
 import { runEnd, TRANSFER_RE } from "./run-end.js";
-import { imaginedObservation } from "./text-signals.js";
+import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
 import { commandOf, finding, quote } from "./util.js";
 
 /**
@@ -90,13 +90,14 @@ function interfaceContract(trace: Trace, ctx: DetectionContext): Finding[] {
   return [];
 }
 
-/** The task requires a named source, and the agents used hypothetical data instead. */
+/** The task requires a named source, and the agents used hypothetical data, or data no lookup produced, instead. */
 function sourceIgnored(trace: Trace, ctx: DetectionContext): Finding[] {
   const c = ctx.contract.sourceConstraint;
   if (!c) return [];
-  const s = trace.steps.find((x) => x.role === "assistant" && x.index > c.step && HYPOTHETICAL_RE.test(x.text ?? ""));
+  const s = trace.steps.find((x) => x.role === "assistant" && x.index > c.step && (HYPOTHETICAL_RE.test(x.text ?? "") || presentsUnretrieved(x) !== null));
   if (!s) return [];
-  return [finding("task-spec-violation", "1.1", [s], quote(s, HYPOTHETICAL_RE), `the task requires "${c.quote.slice(0, 100)}", but the agents worked from hypothetical data`, 0.65, ["steps", "task"])];
+  const hypothetical = HYPOTHETICAL_RE.test(s.text ?? "");
+  return [finding("task-spec-violation", "1.1", [s], quote(s, hypothetical ? HYPOTHETICAL_RE : PRESENT_RE), `the task requires "${c.quote.slice(0, 100)}", but the agents worked from ${hypothetical ? "hypothetical data" : "data no lookup produced"}`, 0.65, ["steps", "task"])];
 }
 
 export const taskSpecViolation: Detector = {

@@ -65,3 +65,21 @@ export function reachable(values: number[]): Set<number> {
   }
   return out;
 }
+
+const LOOKUP_RE = /\b(?:let'?s|let us|I will|I'll|we will|we'll|we need to|first,? we(?:'ll| will| need to)?)\s+(?:start by\s+|begin by\s+|first\s+)?(?:look(?:ing)? up|retriev\w*|search\w*(?: for)?|find(?:ing)?|gather\w*|collect\w*|extract\w*|fetch\w*|obtain\w*|access\w*|review\w*|analy[sz]\w*|check\w*)\b/i;
+export const PRESENT_RE = /\b(?:here (?:is|are) the (?:data|results?|information|figures|details|notes|captions?)|(?:the|this) (?:data|results?|search) (?:shows?|indicates?|reveals?)|(?:I|we) (?:have )?found (?:that|the)|(?:based on|from) (?:the|my) (?:search|lookup|review|analysis) (?:results?)?,|the (?:retrieved|extracted|collected) (?:data|information))\b/i;
+
+/**
+ * An agent's turn that announces a lookup and presents its results without any tool having run (the tools of group
+ * chats run in a separate executor turn, so results in the same turn were not looked up). The match of PRESENT_RE.
+ */
+export function presentsUnretrieved(s: Step): RegExpExecArray | null {
+  if (s.role !== "assistant" || s.kind !== "message" || !s.text) return null;
+  const intent = LOOKUP_RE.exec(s.text);
+  if (!intent) return null;
+  const rest = s.text.slice(intent.index + intent[0].length);
+  const shown = PRESENT_RE.exec(rest);
+  // code in between is a lookup that the executor will run: its results come in a later turn
+  if (!shown || /```/.test(rest.slice(0, shown.index))) return null;
+  return shown;
+}

@@ -1,0 +1,53 @@
+import type { Finding, Trace } from "../trace/index.js";
+import { stepContent } from "../trace/index.js";
+import { HYPOTHETICAL_RE } from "../trace/claims.js";
+import { isShellTool } from "../trace/actions.js";
+import type { Detector } from "./types.js";
+import { dollarAmounts } from "./text-signals.js";
+import { finding, isFailedResult, quote, resultOf } from "./util.js";
+
+/**
+ * FM-2.5 Ignored other agent's input (single-agent runs: the environment's and the tools' input too).
+ * Signals: (a) a tool refuses a call and states the value it needs ("total price is 1002, but paid 957"), and the
+ * agent's next attempt of that call still does not use it; (b) feedback given to the team names a failure (e.g.
+ * "proceeded with hypothetical calculations instead of …") and the team does the same thing again.
+ * Guards against: a corrected retry that uses the stated value, errors that state no value, and feedback that is
+ * followed.
+ */
+const STATED_RE = /\b(?:total(?: price)? is|should be|must be|amount (?:is|of))\s*\$?\s?(\d[\d,]*(?:\.\d+)?)/i;
+
+function statedValueIgnored(trace: Trace): Finding[] {
+  for (const call of trace.steps) {
+    // a domain API's refusal (not a shell or interpreter error, whose numbers are about code)
+    if (call.kind !== "tool_call" || call.role !== "assistant" || isShellTool(call.tool?.name ?? "")) continue;
+    const r = resultOf(trace, call);
+    if (!r || !isFailedResult(r)) continue;
+    const m = STATED_RE.exec(stepContent(r));
+    if (!m) continue;
+    const want = Number(m[1]!.replace(/,/g, ""));
+    const retry = trace.steps.find((s) => s.index > r.index && s.kind === "tool_call" && s.role === "assistant" && s.tool?.name === call.tool?.name);
+    if (!retry) continue;
+    const numbers = [...JSON.stringify(retry.tool?.args ?? "").matchAll(/\d+(?:\.\d+)?/g)].map((x) => Number(x[0]));
+    if (numbers.includes(want) || dollarAmounts(retry.text ?? "").includes(want)) continue;
+    return [finding("ignored-input", "2.5", [r, retry], quote(r, STATED_RE), `the tool stated ${m[1]} but the agent's next ${call.tool?.name} ignored it`, 0.7)];
+  }
+  return [];
+}
+
+const FEEDBACK_RE = /\b(?:previous(?:ly)?|last (?:attempt|time|round)|the team)\b[^.\n]{0,80}\b(?:hypothetical|assum\w+|made[- ]up|without (?:actual|real)|instead of (?:getting|using|retrieving))/i;
+
+function feedbackRepeated(trace: Trace): Finding[] {
+  const fb = trace.steps.find((s) => (s.role === "assistant" || s.role === "user") && FEEDBACK_RE.test(s.text ?? ""));
+  if (!fb) return [];
+  const again = trace.steps.find((s) => s.index > fb.index && s.role === "assistant" && s.agent !== fb.agent && HYPOTHETICAL_RE.test(s.text ?? ""))
+    ?? trace.steps.find((s) => s.index > fb.index && s.role === "assistant" && HYPOTHETICAL_RE.test((s.text ?? "").replace(fb.text ?? "", "")) && s !== fb);
+  if (!again) return [];
+  return [finding("ignored-input", "2.5", [fb, again], quote(again, HYPOTHETICAL_RE), "feedback named the use of hypothetical data as the failure, and the team used hypothetical data again", 0.65)];
+}
+
+export const ignoredInput: Detector = {
+  id: "ignored-input",
+  mode: "2.5",
+  description: "A value a tool stated when refusing a call is not used on the retry; feedback that named a failure is not taken up.",
+  detect: (trace) => [...statedValueIgnored(trace), ...feedbackRepeated(trace)],
+};
