@@ -5,7 +5,8 @@ import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
 import { runEnd, TRANSFER_RE } from "./run-end.js";
 import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
-import { commandOf, finding, quote } from "./util.js";
+import { argsObject } from "../trace/actions.js";
+import { canonicalArgs, commandOf, finding, isFailedResult, quote, resultOf } from "./util.js";
 
 /**
  * FM-1.1 Disobey task specification, for contracts that can be checked without a model.
@@ -70,6 +71,48 @@ function needlessTransfer(trace: Trace, ctx: DetectionContext): Finding[] {
   return [finding("task-spec-violation", "1.1", [end.step], quote(end.step), `the agent transferred to a human although the expected actions (${doable.map((a) => a.name).join(", ")}) were within its scope`, 0.7, ["steps", "expected", "outcome"])];
 }
 
+/** The string values inside an argument value (nested objects and arrays included). */
+function leafStrings(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  if (Array.isArray(v)) return v.flatMap(leafStrings);
+  if (v && typeof v === "object") return Object.values(v).flatMap(leafStrings);
+  return [];
+}
+
+/** Keys whose values differ between two argument objects (top level), for the evidence. */
+function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalArgs(a[k]) !== canonicalArgs(b[k]));
+}
+
+/**
+ * A consequential action that the dataset's expected actions do not contain: a write that should not have happened,
+ * or the expected write with other arguments (tau-bench `actions`, tau2 `evaluation_criteria.actions`).
+ */
+function expectedActionsBroken(trace: Trace, ctx: DetectionContext): Finding[] {
+  const expected = ctx.contract.expectedActions;
+  if (!expected.length) return [];
+  const want = new Set(expected.map((a) => `${a.name}\u0000${canonicalArgs(a.args)}`));
+  for (const call of trace.steps) {
+    if (call.kind !== "tool_call" || call.role !== "assistant" || !call.tool || !CONSEQUENTIAL_RE.test(call.tool.name) || TRANSFER_RE.test(call.tool.name)) continue;
+    if (want.has(`${call.tool.name}\u0000${canonicalArgs(call.tool.args)}`)) continue;
+    // a write the system refused changed nothing
+    if (isFailedResult(resultOf(trace, call))) continue;
+    const same = expected.filter((a) => a.name === call.tool!.name);
+    const args = argsObject(call.tool.args) ?? {};
+    // values the user itself asked for (a simulated user departing from its script) are not the agent's doing
+    if (same.length) {
+      const said = trace.steps.filter((s) => s.index < call.index && s.role === "user").map((s) => (s.text ?? "").toLowerCase()).join("\n");
+      const values = differingKeys(args, same[0]!.args).flatMap((k) => leafStrings(args[k]));
+      if (values.length && values.every((v) => said.includes(v.toLowerCase()) || said.includes(v.toLowerCase().replace(/_\d+$/, "").replace(/_/g, " ")))) continue;
+    }
+    const why = same.length
+      ? `${call.tool.name} was called with arguments the task does not expect (${differingKeys(args, same[0]!.args).join(", ") || "values"} differ from the expected action)`
+      : `${call.tool.name} is a write the task does not call for (expected: ${[...new Set(expected.map((a) => a.name))].join(", ")})`;
+    return [finding("task-spec-violation", "1.1", [call], quote(call), why, 0.65, ["steps", "expected"])];
+  }
+  return [];
+}
+
 /** Several commands in one turn where the interface allows one, or guessed results where guessing is forbidden. */
 function interfaceContract(trace: Trace, ctx: DetectionContext): Finding[] {
   const c = ctx.contract;
@@ -103,6 +146,6 @@ function sourceIgnored(trace: Trace, ctx: DetectionContext): Finding[] {
 export const taskSpecViolation: Detector = {
   id: "task-spec-violation",
   mode: "1.1",
-  description: "Reading the answer key; malformed deliverable names; unconfirmed consequential actions; needless transfers; several commands or guessed results against the interface; hypothetical data against a required source.",
-  detect: (trace, ctx) => [...readsAnswerKey(trace), ...badDeliverableNames(trace), ...unconfirmedWrite(trace, ctx), ...needlessTransfer(trace, ctx), ...interfaceContract(trace, ctx), ...sourceIgnored(trace, ctx)],
+  description: "Reading the answer key; malformed deliverable names; unconfirmed consequential actions; needless transfers; writes the expected actions do not contain; several commands or guessed results against the interface; hypothetical data against a required source.",
+  detect: (trace, ctx) => [...readsAnswerKey(trace), ...badDeliverableNames(trace), ...unconfirmedWrite(trace, ctx), ...needlessTransfer(trace, ctx), ...expectedActionsBroken(trace, ctx), ...interfaceContract(trace, ctx), ...sourceIgnored(trace, ctx)],
 };

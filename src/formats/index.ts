@@ -4,6 +4,6 @@ export { walkFiles } from "./walk.js";
 export type { Diagnostic, FileSummary, FormatAdapter, ReadEvent, ReadOptions, Sample, SourceFile, ReadContext, RecordItem } from "./types.js";
 // ITBench run files (deliverable and ground truth) are parsed here; the outcome stage scores them.
 export {
-  loadDeliverable, loadGroundTruth, parseDeliverable, parseGroundTruth, rootCauseGroups, aliasSet,
-  type ItbenchDeliverable, type ItbenchGroundTruth, type GroundTruthGroup, type DeliverableEntity,
+  loadDeliverable, loadGroundTruth, parseDeliverable, parseGroundTruth, parseRemediation, rootCauseGroups, aliasSet,
+  type ItbenchDeliverable, type ItbenchGroundTruth, type ItbenchRemediation, type GroundTruthGroup, type DeliverableEntity,
 } from "./adapters/itbench-files.js";

@@ -31,7 +31,10 @@ function supportingBeforeDetect(sample: Sample): string | undefined {
  * with bounded memory, and yields traces, diagnostics and one summary per file. Bad input never stops the rest.
  */
 export async function* readTraces(paths: string | string[], options: ReadOptions = {}): AsyncGenerator<ReadEvent> {
-  const { files, missing } = await walkFiles(Array.isArray(paths) ? paths : [paths]);
+  const roots = Array.isArray(paths) ? paths : [paths];
+  const { files, missing } = await walkFiles(roots);
+  // one options object for the whole read: adapters key per-read caches (the ground-truth index) on it
+  options = { ...options, inputRoots: options.inputRoots ?? roots };
   for (const m of missing)
     yield { type: "diagnostic", diagnostic: { level: "error", file: m, message: "no such file or folder", skipped: "file" } };
   const seenIds = new Map<string, number>();

@@ -64,6 +64,11 @@ export interface ReadOptions {
   format?: string;
   /** Ground-truth file for ITBench rollouts that have none beside them. */
   groundTruth?: string;
+  /**
+   * The paths being read (files and folders). `readTraces` sets it from its arguments when absent; ITBench adapters
+   * look for a run's ground truth anywhere under them by scenario id.
+   */
+  inputRoots?: string[];
   /** Called when a file starts, for progress. */
   onFile?: (path: string, index: number, total: number) => void;
 }

@@ -140,3 +140,61 @@ export function verdict(recall: number, rule: ItbenchSuccessRule = DEFAULT_ITBEN
   if (recall <= rule.failure) return false;
   return null;
 }
+
+/**
+ * A remediation plan (`agent_remediation.json`) against the ground truth: which root-cause groups the plan names.
+ * There is no official deterministic remediation metric (the judge is an LLM), so this is a proxy: a plan addresses
+ * a root cause when its text names the root-cause group itself — a `namespace/Kind/name` entity that matches the
+ * group, or a resource name equal to the group's `name`, matched by one of its `filter` regexes, or equal to a
+ * filter's plain stem (`load-generator-.*` → `load-generator`). Aliases are not expanded: acting on an impacted
+ * service is not remediating the cause.
+ */
+export interface RemediationScore {
+  /** Share of the ground truth's root-cause groups the plan names (0 without a plan). */
+  coverage: number;
+  groundTruthRootCauses: string[];
+  found: string[];
+  /** The plan's words that named each root cause found. */
+  mentions: { group: string; text: string }[];
+}
+
+function stringLeaves(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) stringLeaves(x, out);
+  return out;
+}
+
+function filterStem(f: string): string | undefined {
+  const stem = f.replace(/^\^/, "").replace(/\\b/g, "").replace(/\$$/, "").replace(/[-_.]?\.\*$/, "");
+  return /^[a-z0-9][a-z0-9.-]*$/i.test(stem) ? stem.toLowerCase() : undefined;
+}
+
+function namesGroup(word: string, g: GroundTruthGroup): boolean {
+  const parts = word.split("/");
+  if (parts.length === 3) {
+    const e = parseEntityName(word);
+    return e !== undefined && matchesGroup(e, g);
+  }
+  const name = parts[parts.length - 1]!.toLowerCase();
+  if (!name) return false;
+  if (g.name !== undefined && g.name.toLowerCase() === name) return true;
+  return g.filter.some((f) => (safeRegex(f)?.test(name) ?? false) || filterStem(f) === name);
+}
+
+export function scoreRemediation(plan: { raw: Record<string, unknown> } | undefined, gt: ItbenchGroundTruth): RemediationScore {
+  const roots = rootCauseGroups(gt);
+  const text = stringLeaves(plan?.raw ?? {}).join("\n");
+  const words = [...new Set((text.match(/[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)*/g) ?? []).map((w) => w.replace(/[._-]+$/, "")))];
+  const mentions: RemediationScore["mentions"] = [];
+  for (const g of roots) {
+    const w = words.find((x) => namesGroup(x, g));
+    if (w) mentions.push({ group: g.id, text: w });
+  }
+  return {
+    coverage: roots.length ? mentions.length / roots.length : 0,
+    groundTruthRootCauses: roots.map((g) => g.id),
+    found: mentions.map((m) => m.group),
+    mentions,
+  };
+}

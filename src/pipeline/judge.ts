@@ -1,5 +1,6 @@
 import type { Diagnostic, ReadOptions } from "../formats/index.js";
 import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
+import { decisiveStep, detectionContext } from "../detectors/index.js";
 import { RunWriter } from "./run-writer.js";
 import { mast } from "../taxonomy/index.js";
 import { vectorFromFindings, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
@@ -100,6 +101,17 @@ export function combineDiagnoses(rules: Diagnosis, judged: TraceJudgement, annot
   return { ...base, annotator, modes, measured_by, findings, signals };
 }
 
+/**
+ * The decisive step of a judged record, found the same way as the rules' (src/detectors/decisive.ts) but over the
+ * record's own findings — the judge's, or the combined ones. A record that could not be judged keeps none.
+ */
+export function withDecisive(trace: Trace, d: Diagnosis): Diagnosis {
+  if (d.modes === null) return d;
+  const r = decisiveStep(trace, detectionContext(trace, d.outcome), d.findings);
+  const { decisive_reason: _old, ...rest } = d;
+  return { ...rest, decisive: r.decisive, ...(r.decisive === null ? { decisive_reason: r.reason } : {}) };
+}
+
 /** Runs the judge over `paths`, writes findings.jsonl and stores the run. Never throws for a trace's failure. */
 export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<JudgeRunResult> {
   const taxonomy = opts.taxonomy ?? mast;
@@ -117,7 +129,7 @@ export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<
       judgement: await judgeTrace(item.trace, hintsOf(item, opts), judgeOptionsFor(item, opts, cache)),
     }));
     for await (const { item, judgement } of judged) {
-      const d = opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis;
+      const d = withDecisive(item.trace, opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis);
       addToTotals(totals, judgement, opts.judge.model.price);
       // counts.traces is counted as traces are read; the rules diagnosis is stored beside a combined one
       await writer.write(item.trace, d, counts, opts.combine ? [item.rules] : []);

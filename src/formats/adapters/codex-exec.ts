@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 import { buildTrace, compact, type StepDraft } from "../../trace/index.js";
 import { arr, contentText, isObj, normalizeModel, num, str } from "../common/index.js";
 import type { FormatAdapter, ReadContext } from "../types.js";
-import { findRunSidecars, runDirOf, runFromPath } from "./itbench-files.js";
+import { findRunSidecars, joinGroundTruthByScenario, runDirOf, runFromPath } from "./itbench-files.js";
 
 /**
  * `codex exec --json` event stream (Zero's `traces/stdout.log`): `thread.started`, `turn.*`, `item.*`, `error`
@@ -262,11 +262,14 @@ export const codexExec: FormatAdapter = {
       /* no config beside the run */
     }
     const sidecars = findRunSidecars(file.path, { deliverableName: "agent_output.json", incident: run?.incident, groundTruthOption: ctx.options.groundTruth });
+    const itbench = run !== undefined || sidecars.deliverable !== undefined || sidecars.groundTruth !== undefined;
+    // the scenario's ground truth anywhere in the input when none is near the run
+    const joined = itbench ? await joinGroundTruthByScenario(ctx, file.path, { run, sidecars }) : undefined;
+    const groundTruth = joined?.groundTruth ?? sidecars.groundTruth;
     for (const [index, t] of threads.entries()) {
       const modelRaw = (await modelFromRollout(runDir, t.id)) ?? configModel;
       const model = normalizeModel(modelRaw);
-      const sidecarPaths = [sidecars.deliverable, sidecars.groundTruth].filter((p): p is string => p !== undefined);
-      const itbench = run !== undefined || sidecarPaths.length > 0;
+      const sidecarPaths = [sidecars.deliverable, groundTruth].filter((p): p is string => p !== undefined);
       try {
         yield buildTrace(
           {
@@ -276,7 +279,7 @@ export const codexExec: FormatAdapter = {
             model,
             framework: "codex",
             agents: [AGENT],
-            outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth: sidecars.groundTruth }) : undefined,
+            outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth }) : undefined,
             metadata: compact({
               modelRaw: modelRaw && modelRaw !== model ? modelRaw : undefined,
               turns: t.turns,
@@ -284,7 +287,9 @@ export const codexExec: FormatAdapter = {
               resumed: t.resumed || undefined,
               emptyTurns: t.steps.filter((s) => s.kind === "message" && s.role === "assistant" && s.tags?.includes("empty")).length,
               ignoredEvents: Object.keys(t.ignored).length ? t.ignored : undefined,
-              itbench: itbench ? compact({ incident: run?.incident, trial: run?.trial }) : undefined,
+              itbench: itbench
+                ? compact({ incident: run?.incident, trial: run?.trial, scenario: joined?.scenario.id, groundTruthFrom: joined?.groundTruthFrom, groundTruthReason: joined?.reason })
+                : undefined,
             }),
           },
           t.steps,

@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { buildTrace, compact, type StepDraft } from "../../trace/index.js";
 import { arr, bool, isObj, maybeJson, normalizeModel, num, str } from "../common/index.js";
 import type { FormatAdapter, ReadContext, Sample } from "../types.js";
-import { findRunSidecars, runFromPath } from "./itbench-files.js";
+import { findRunSidecars, joinGroundTruthByScenario, runFromPath } from "./itbench-files.js";
 
 /**
  * Codex's OTLP log export as Zero's local receiver writes it (`traces/traces.jsonl`, itbench.md §2.3): one JSON line
@@ -295,8 +295,11 @@ export const codexOtlpLogs: FormatAdapter = {
 
     const run = runFromPath(file.path);
     const sidecars = findRunSidecars(file.path, { deliverableName: "agent_output.json", incident: run?.incident, groundTruthOption: ctx.options.groundTruth });
-    const sidecarPaths = [sidecars.deliverable, sidecars.groundTruth].filter((p): p is string => p !== undefined);
-    const itbench = run !== undefined || sidecarPaths.length > 0;
+    const itbench = run !== undefined || sidecars.deliverable !== undefined || sidecars.groundTruth !== undefined;
+    // the scenario's ground truth anywhere in the input when none is near the run
+    const joined = itbench ? await joinGroundTruthByScenario(ctx, file.path, { run, sidecars }) : undefined;
+    const groundTruth = joined?.groundTruth ?? sidecars.groundTruth;
+    const sidecarPaths = [sidecars.deliverable, groundTruth].filter((p): p is string => p !== undefined);
     let index = 0;
     for (const [conversationId, records] of byConversation) {
       // stable sort by time; records without a time keep their arrival order
@@ -313,7 +316,7 @@ export const codexOtlpLogs: FormatAdapter = {
             model,
             framework: "codex",
             agents: [AGENT],
-            outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth: sidecars.groundTruth }) : undefined,
+            outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth }) : undefined,
             metadata: compact({
               modelRaw: built.modelRaw && built.modelRaw !== model ? built.modelRaw : undefined,
               serviceName: services.length === 1 ? services[0] : services.length ? services : undefined,
@@ -323,7 +326,9 @@ export const codexOtlpLogs: FormatAdapter = {
               contextWindow: num(built.conversation?.context_window),
               logRecords: records.length,
               otherEvents: Object.keys(built.otherEvents).length ? built.otherEvents : undefined,
-              itbench: itbench ? compact({ incident: run?.incident, trial: run?.trial }) : undefined,
+              itbench: itbench
+                ? compact({ incident: run?.incident, trial: run?.trial, scenario: joined?.scenario.id, groundTruthFrom: joined?.groundTruthFrom, groundTruthReason: joined?.reason })
+                : undefined,
             }),
           },
           built.steps,

@@ -239,6 +239,55 @@ describe("codex-rollout sidecars in a Zero run folder", () => {
   });
 });
 
+describe("codex-rollout ground truth by scenario id anywhere in the input", () => {
+  it("joins scenario 2's v1 ground truth to every corpus rollout when the itbench folder is read, and says why", async () => {
+    const root = corpus("itbench");
+    const v1 = join(root, "ground-truth", "scenario_2_groundtruth_v1.yaml");
+    const r = await readAll(root);
+    expect(r.traces).toHaveLength(28);
+    for (const t of r.traces) {
+      // no deliverable beside the rollouts: run-scenario-2/agent_output.json belongs to another session and is not joined
+      expect(t.outcome).toEqual({ groundTruth: v1 });
+      expect(t.metadata.itbench).toMatchObject({ scenario: "2", groundTruthFrom: "input-tree" });
+    }
+    // the diagnosis runs say both sources; the remediation prompts name no snapshot folder
+    expect(byStamp("14-12-52").metadata.itbench).toMatchObject({ scenarioFrom: "run folder agent_outputs/2/1; snapshot folder Scenario-2" });
+    const joined = r.diagnostics.filter((d) => d.message.startsWith("ground truth joined:"));
+    expect(joined).toHaveLength(28);
+    expect(joined.every((d) => d.level === "notice")).toBe(true);
+    expect(joined.find((d) => d.file.includes("14-12-52"))!.message).toBe(
+      `ground truth joined: ${v1} (found in the input tree for scenario 2 (file name); v1 preferred over scenario_2_groundtruth.yaml (v2); ` +
+        "the run attempted scenario 2 (from the run folder agent_outputs/2/1 and the snapshot folder Scenario-2))",
+    );
+    expect(r.diagnostics.filter((d) => d.level === "warning" || d.level === "error")).toEqual([]);
+  });
+
+  it("joins nothing when the rollouts folder alone is read, and when the run folder and snapshot folder disagree", async () => {
+    expect(traces.every((t) => t.outcome === undefined)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), "faultline-scenario-"));
+    mkdirSync(join(dir, "gt"));
+    symlinkSync(corpus("itbench", "ground-truth", "scenario_2_groundtruth_v1.yaml"), join(dir, "gt", "scenario_2_groundtruth_v1.yaml"));
+    const line = (type: string, payload: unknown) => JSON.stringify({ timestamp: "2026-02-01T10:00:00.000Z", type, payload });
+    const instructions = "Your incident data is located in these directories (READ-ONLY):\n- /data/ITBench-Lite/snapshots/sre/v0.2/Scenario-2\n\nWrite your diagnosis to: agent_output.json";
+    const write = (name: string, cwd: string) =>
+      writeFileSync(
+        join(dir, name),
+        [
+          line("session_meta", { id: name, cwd, originator: "codex_exec", instructions }),
+          line("response_item", { type: "message", role: "user", content: [{ type: "input_text", text: "Begin investigation" }] }),
+        ].join("\n") + "\n",
+      );
+    write("rollout-agree.jsonl", "/work/agent_outputs/2/4");
+    write("rollout-conflict.jsonl", "/work/agent_outputs/3/1");
+    const r = await readAll(dir);
+    expect(r.traces.find((t) => t.id === "rollout-agree.jsonl")!.outcome).toEqual({ groundTruth: join(dir, "gt", "scenario_2_groundtruth_v1.yaml") });
+    expect(r.traces.find((t) => t.id === "rollout-conflict.jsonl")!.outcome).toBeUndefined();
+    expect(r.diagnostics.filter((d) => d.level === "warning").map((d) => d.message)).toEqual([
+      "the run's scenario is unclear (run folder agent_outputs/3/1 says scenario 3, snapshot folder Scenario-2 says scenario 2); no ground truth joined by scenario id",
+    ]);
+  });
+});
+
 describe("codex-rollout on inputs the corpus lacks", () => {
   const dir = mkdtempSync(join(tmpdir(), "faultline-rollout-"));
   const line = (type: string, payload: unknown, ts = "2026-02-01T10:00:00.000Z") => JSON.stringify({ timestamp: ts, type, payload });

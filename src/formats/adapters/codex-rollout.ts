@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { buildTrace, compact, type StepDraft, type Usage } from "../../trace/index.js";
 import { arr, contentText, isObj, maybeJson, normalizeModel, num, str } from "../common/index.js";
 import type { FormatAdapter, ReadContext } from "../types.js";
-import { describeItbenchFile, findRunSidecars, readInstructions, runFromPath } from "./itbench-files.js";
+import { describeItbenchFile, findRunSidecars, joinGroundTruthByScenario, readInstructions, runFromPath } from "./itbench-files.js";
 
 /**
  * Codex CLI rollout JSONL (`sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`), the trajectory of the ITBench "Zero"
@@ -398,6 +398,8 @@ export const codexRollout: FormatAdapter = {
     if (sidecars.groundTruthAmbiguous)
       ctx.report({ level: "warning", message: `several ground-truth files near the run and none names incident ${run?.incident ?? "?"}: ${sidecars.groundTruthAmbiguous.map((p) => basename(p)).join(", ")}; none used` });
     const itbench = run !== undefined || sidecars.deliverable !== undefined || sidecars.groundTruth !== undefined || /SRE|ITBench|agent_output\.json/.test(built.instructions ?? "");
+    // the scenario's ground truth anywhere in the input when none is near the run (and a notice saying which)
+    const joined = itbench ? await joinGroundTruthByScenario(ctx, file.path, { run, snapshotDir: inst.snapshotDir, sidecars }) : undefined;
 
     const model = normalizeModel(built.modelRaw);
     const metadata: Record<string, unknown> = compact({
@@ -425,11 +427,15 @@ export const codexRollout: FormatAdapter = {
             runKind: inst.runKind,
             deliverableName: inst.deliverableName,
             snapshotDir: inst.snapshotDir,
-            groundTruthFrom: sidecars.groundTruthFrom,
+            scenario: joined?.scenario.id,
+            scenarioFrom: joined?.scenario.from.length ? joined.scenario.from.join("; ") : undefined,
+            groundTruthFrom: joined?.groundTruthFrom,
+            groundTruthReason: joined?.reason,
           })
         : undefined,
     });
-    const sidecarPaths = [sidecars.deliverable, sidecars.groundTruth].filter((p): p is string => p !== undefined);
+    const groundTruth = joined?.groundTruth ?? sidecars.groundTruth;
+    const sidecarPaths = [sidecars.deliverable, groundTruth].filter((p): p is string => p !== undefined);
     try {
       yield buildTrace(
         {
@@ -439,7 +445,7 @@ export const codexRollout: FormatAdapter = {
           model,
           framework: "codex",
           agents: [AGENT],
-          outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth: sidecars.groundTruth }) : undefined,
+          outcome: sidecarPaths.length ? compact({ deliverable: sidecars.deliverable, groundTruth }) : undefined,
           metadata,
         },
         built.steps,

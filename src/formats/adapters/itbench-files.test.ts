@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { corpus } from "../../testing/corpus.js";
 import type { Sample } from "../types.js";
@@ -6,6 +8,7 @@ import {
   aliasSet,
   canonicalIncidentId,
   describeItbenchFile,
+  groundTruthInTree,
   loadDeliverable,
   loadGroundTruth,
   parseDeliverable,
@@ -17,6 +20,8 @@ import {
   rootCauseGroups,
   runDirOf,
   runFromPath,
+  scenarioOfGroundTruth,
+  scenarioOfRun,
 } from "./itbench-files.js";
 
 const gt = (name: string) => corpus("itbench", "ground-truth", name);
@@ -140,6 +145,49 @@ describe("run layout", () => {
     expect(r.runKind).toBe("diagnosis");
     expect(r.snapshotDir).toBe("/Users/noahz/Documents/ITBench-SRE-Agent/ITBench-Lite/snapshots/sre/v0.2-B96DF826-4BB2-4B62-97AB-6D84254C53D7/Scenario-2");
     expect(readInstructions("**Task**: Generate Remediation Plan\n**Write your remediation plan to: agent_remediation.json**")).toMatchObject({ deliverableName: "agent_remediation.json", runKind: "remediation" });
+  });
+});
+
+describe("scenario ids and ground truth in the input tree", () => {
+  it("reads a run's scenario from its run folder and its snapshot folder, and refuses a disagreement", () => {
+    const snapshot = "/Users/noahz/Documents/ITBench-SRE-Agent/ITBench-Lite/snapshots/sre/v0.2-B96DF826-4BB2-4B62-97AB-6D84254C53D7/Scenario-2";
+    const runDir = "/Users/noahz/Documents/ITBench-SRE-Agent/agent_outputs/2/1";
+    expect(scenarioOfRun("2", runDir, snapshot)).toEqual({ id: "2", from: ["run folder agent_outputs/2/1", "snapshot folder Scenario-2"] });
+    expect(scenarioOfRun(undefined, undefined, `${snapshot}/`)).toEqual({ id: "2", from: ["snapshot folder Scenario-2"] });
+    const conflict = scenarioOfRun("3", "/x/agent_outputs/3/1", snapshot);
+    expect(conflict.id).toBeUndefined();
+    expect(conflict.conflict).toBe("run folder agent_outputs/3/1 says scenario 3, snapshot folder Scenario-2 says scenario 2");
+    expect(scenarioOfRun(undefined, undefined, "/data/snapshots/latest")).toEqual({ id: undefined, from: [] });
+  });
+
+  it("names a ground truth's scenario by metadata.name, else its file name, else a scenario folder", () => {
+    expect(scenarioOfGroundTruth("/g/scenario_1_groundtruth_v1.yaml", { name: "scenario-1" })).toEqual({ id: "1", from: "metadata.name scenario-1" });
+    expect(scenarioOfGroundTruth("/g/scenario_2_groundtruth_v1.yaml", {})).toEqual({ id: "2", from: "file name" });
+    expect(scenarioOfGroundTruth("/snapshots/sre/v0.2/Scenario-15/ground_truth.yaml", {})).toEqual({ id: "15", from: "folder Scenario-15" });
+    // a bare number is a trial as often as a scenario: not taken
+    expect(scenarioOfGroundTruth("/o/agent_outputs/2/1/ground_truth.yaml", {})).toBeUndefined();
+  });
+
+  it("finds the scenario's v1 file anywhere under the input (corpus ground-truth folder), preferring it over v2", async () => {
+    const root = corpus("itbench");
+    const found = await groundTruthInTree([root], "2");
+    expect(found).toMatchObject({ path: join(root, "ground-truth", "scenario_2_groundtruth_v1.yaml"), version: "v1" });
+    expect(found!.others.map((o) => [o.path, o.version])).toEqual([[join(root, "ground-truth", "scenario_2_groundtruth.yaml"), "v2"]]);
+    expect(found!.reason).toBe("found in the input tree for scenario 2 (file name); v1 preferred over scenario_2_groundtruth.yaml (v2)");
+    expect((await groundTruthInTree([root], "1"))?.path).toBe(join(root, "ground-truth", "scenario_1_groundtruth_v1.yaml"));
+    expect(await groundTruthInTree([root], "7")).toBeUndefined();
+    expect(await groundTruthInTree([corpus("itbench", "rollouts")], "2")).toBeUndefined();
+  });
+
+  it("is deterministic with several v1 files of one scenario: the first by path, the others named", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "faultline-gt-tree-"));
+    for (const sub of ["b", "a"]) {
+      mkdirSync(join(dir, sub, "Scenario-2"), { recursive: true });
+      symlinkSync(gt("scenario_2_groundtruth_v1.yaml"), join(dir, sub, "Scenario-2", "ground_truth.yaml"));
+    }
+    const found = await groundTruthInTree([dir], "2");
+    expect(found?.path).toBe(join(dir, "a", "Scenario-2", "ground_truth.yaml"));
+    expect(found?.reason).toBe(`found in the input tree for scenario 2 (folder Scenario-2); first by path of 2 v1 files (also ${join(dir, "b", "Scenario-2", "ground_truth.yaml")})`);
   });
 });
 

@@ -6,13 +6,14 @@
  * The `parse*` functions are pure (text in, typed value out); `load*` only add the file read. Every leniency the
  * loaders apply is listed in `repairs`, so a scorer can say "this deliverable needed repair".
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { arr, bool, findUp, isObj, str } from "../common/index.js";
 import { parseJsonLenient } from "../io/lenient.js";
-import type { Sample } from "../types.js";
+import type { ReadContext, Sample } from "../types.js";
+import { walkFiles } from "../walk.js";
 
 export interface LoadResult<T> {
   value?: T;
@@ -523,8 +524,11 @@ export function runFromPath(path: string | undefined): { incident: string; trial
 export interface RunSidecars {
   deliverable?: string;
   groundTruth?: string;
-  /** How the ground truth was found: beside the run, the snapshot folder named in the instructions, or the option. */
-  groundTruthFrom?: "run" | "snapshot" | "option";
+  /**
+   * How the ground truth was found: beside the run, the snapshot folder named in the instructions, the option, or
+   * (`groundTruthInTree`) anywhere in the input by scenario id.
+   */
+  groundTruthFrom?: "run" | "snapshot" | "option" | "input-tree";
   /** Several ground-truth files matched and none names the incident: none was taken. */
   groundTruthAmbiguous?: string[];
 }
@@ -626,4 +630,185 @@ export function readInstructions(instructions: string | undefined): { deliverabl
   const runKind = /remediation/i.test(deliverableName) || /^\s*\**Task\**:\s*Generate Remediation Plan/i.test(text) ? "remediation" : "diagnosis";
   const snapshotDir = text.match(/incident data is located in these directories[^\n]*\n\s*-\s*(\S+)/i)?.[1];
   return { deliverableName, runKind, snapshotDir };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scenario ids and ground truth anywhere in the input tree
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `Scenario-2`, `scenario_2`, `incident-2` → `2`; undefined for anything else (a bare number is a trial too). */
+function scenarioIdOfName(name: string): string | undefined {
+  return name.match(/^(?:scenario|incident)[-_]?(\d+)$/i)?.[1];
+}
+
+export interface RunScenario {
+  /** The scenario id the run attempted (ITBench scenario number), when its surroundings say it. */
+  id?: string;
+  /** What said it, e.g. `run folder agent_outputs/2/1`, `snapshot folder Scenario-2`. */
+  from: string[];
+  /** The sources disagree: no ground truth is joined by scenario id. */
+  conflict?: string;
+}
+
+/**
+ * The scenario a Zero run attempted, from its run folder (`…/agent_outputs/<scenario>/<trial>`, in `session_meta.cwd`
+ * or the file's path) and from the snapshot folder its instructions (or the run's AGENTS.md) name
+ * (`…/snapshots/sre/<version>/Scenario-<N>`). Both are Zero's scenario number; when they disagree nothing is chosen.
+ */
+export function scenarioOfRun(runIncident: string | undefined, runDir: string | undefined, snapshotDir: string | undefined): RunScenario {
+  const found: { id: string; from: string }[] = [];
+  if (runIncident && /^\d+$/.test(runIncident)) {
+    const tail = runDir?.replace(/\\/g, "/").match(/agent_outputs\/[^/]+\/[^/]+$/)?.[0];
+    found.push({ id: runIncident, from: `run folder ${tail ?? `agent_outputs/${runIncident}`}` });
+  }
+  const snapName = snapshotDir?.replace(/\\/g, "/").replace(/\/+$/, "").split("/").pop();
+  const snap = snapName ? scenarioIdOfName(snapName) : undefined;
+  if (snap) found.push({ id: snap, from: `snapshot folder ${snapName}` });
+  const ids = [...new Set(found.map((f) => f.id))];
+  if (ids.length > 1) return { from: found.map((f) => f.from), conflict: found.map((f) => `${f.from} says scenario ${f.id}`).join(", ") };
+  return { id: ids[0], from: found.map((f) => f.from) };
+}
+
+/** A ground-truth file found in the input tree, with the scenario it belongs to. */
+export interface GroundTruthCandidate {
+  path: string;
+  scenario: string;
+  /** What names the scenario: `metadata.name scenario-2`, `file name`, `folder Scenario-2`. */
+  scenarioFrom: string;
+  version: "v1" | "v2";
+}
+
+/** File names the tree search reads: `ground_truth.yaml`, `groundtruth_v1.yaml`, `scenario_2_groundtruth.yaml`, … */
+const GT_FILE_NAME = /ground[-_]?truth[^/]*\.ya?ml$/i;
+
+/** The scenario a ground-truth file belongs to: its `metadata.name`, else its file name, else a scenario folder above it. */
+export function scenarioOfGroundTruth(path: string, gt: Pick<ItbenchGroundTruth, "name">): { id: string; from: string } | undefined {
+  const byName = gt.name ? scenarioIdOfName(gt.name) : undefined;
+  if (byName) return { id: byName, from: `metadata.name ${gt.name}` };
+  const byFile = basename(path).match(/(?:^|[^a-z0-9])(?:scenario|incident)[-_]?(\d+)(?![0-9])/i)?.[1];
+  if (byFile) return { id: byFile, from: "file name" };
+  let dir = dirname(path);
+  for (let i = 0; i < 3; i++) {
+    const id = scenarioIdOfName(basename(dir));
+    if (id) return { id, from: `folder ${basename(dir)}` };
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
+}
+
+const treeIndexes = new WeakMap<object, Promise<GroundTruthCandidate[]>>();
+
+/**
+ * Every ground-truth YAML under the input paths with its scenario id and version, sorted by path. Built once per
+ * `key` (one read); files that do not parse as ground truth or name no scenario are left out.
+ */
+export function groundTruthIndex(roots: string[], key: object = {}): Promise<GroundTruthCandidate[]> {
+  let hit = treeIndexes.get(key);
+  if (!hit) {
+    hit = (async () => {
+      const { files } = await walkFiles(roots);
+      const out: GroundTruthCandidate[] = [];
+      for (const path of [...new Set(files)].filter((f) => GT_FILE_NAME.test(basename(f))).sort()) {
+        const gt = await loadGroundTruth(path);
+        if (!gt.value) continue;
+        const sc = scenarioOfGroundTruth(path, gt.value);
+        if (sc) out.push({ path, scenario: sc.id, scenarioFrom: sc.from, version: gt.value.version });
+      }
+      return out;
+    })();
+    hit.catch(() => undefined);
+    treeIndexes.set(key, hit);
+  }
+  return hit;
+}
+
+export interface TreeGroundTruth {
+  path: string;
+  version: "v1" | "v2";
+  /** Why this file: the scenario match and the preference applied, for the reader's notice. */
+  reason: string;
+  /** The other files of the same scenario that were not taken. */
+  others: GroundTruthCandidate[];
+}
+
+/**
+ * The ground truth of `scenario` anywhere under the input paths. Deterministic: v1 files first (scoring needs v1
+ * groups), then the first by path; the others of the same scenario are listed in the reason.
+ */
+export async function groundTruthInTree(roots: string[], scenario: string, key?: object): Promise<TreeGroundTruth | undefined> {
+  const all = (await groundTruthIndex(roots, key)).filter((c) => c.scenario === scenario);
+  if (all.length === 0) return undefined;
+  const ranked = [...all].sort((a, b) => (a.version === b.version ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.version === "v1" ? -1 : 1));
+  const chosen = ranked[0]!;
+  const others = ranked.slice(1);
+  const why = [`found in the input tree for scenario ${scenario} (${chosen.scenarioFrom})`];
+  const v2 = others.filter((o) => o.version === "v2");
+  if (chosen.version === "v1" && v2.length) why.push(`v1 preferred over ${v2.map((o) => `${basename(o.path)} (v2)`).join(", ")}`);
+  if (chosen.version === "v2") why.push("no v1 file for this scenario: v2 has no groups, so the run cannot be scored");
+  const v1 = others.filter((o) => o.version === "v1");
+  if (v1.length) why.push(`first by path of ${v1.length + 1} v1 files (also ${v1.map((o) => o.path).join(", ")})`);
+  return { path: chosen.path, version: chosen.version, reason: why.join("; "), others };
+}
+
+export interface JoinedGroundTruth {
+  groundTruth?: string;
+  groundTruthFrom?: RunSidecars["groundTruthFrom"];
+  /** Why this file was joined (also said in a notice). */
+  reason?: string;
+  scenario: RunScenario;
+}
+
+const NEAR_REASON: Record<"run" | "snapshot" | "option", string> = {
+  run: "found near the run folder",
+  snapshot: "found in the snapshot folder the instructions name",
+  option: "given by --ground-truth",
+};
+
+/**
+ * The ground truth of a Zero run: the one `findRunSidecars` found near the run (or by the option), else the
+ * scenario's ground truth anywhere under the input paths (`ctx.options.inputRoots`, see `groundTruthInTree`). The
+ * scenario id comes from `scenarioOfRun`; the snapshot folder from the instructions, else the run folder's AGENTS.md.
+ * Reports one notice saying which file was joined and why (or why none was), a warning when the sources disagree.
+ */
+export async function joinGroundTruthByScenario(
+  ctx: ReadContext,
+  traceFile: string,
+  opts: { run?: { incident: string; runDir: string }; snapshotDir?: string; sidecars: RunSidecars },
+): Promise<JoinedGroundTruth> {
+  let snapshotDir = opts.snapshotDir;
+  const localRun = runDirOf(traceFile);
+  if (!snapshotDir && localRun && existsSync(join(localRun, "AGENTS.md"))) {
+    try {
+      snapshotDir = readInstructions(readFileSync(join(localRun, "AGENTS.md"), "utf8")).snapshotDir;
+    } catch {
+      /* an unreadable AGENTS.md says nothing */
+    }
+  }
+  const scenario = scenarioOfRun(opts.run?.incident, opts.run?.runDir, snapshotDir);
+  const said = scenario.id ? `scenario ${scenario.id} (from the ${scenario.from.join(" and the ")})` : undefined;
+  const { sidecars } = opts;
+  if (sidecars.groundTruth && sidecars.groundTruthFrom && sidecars.groundTruthFrom !== "input-tree") {
+    const reason = NEAR_REASON[sidecars.groundTruthFrom];
+    ctx.report({ level: "notice", message: `ground truth joined: ${sidecars.groundTruth} (${reason}${said ? `; the run attempted ${said}` : ""})` });
+    return { groundTruth: sidecars.groundTruth, groundTruthFrom: sidecars.groundTruthFrom, reason, scenario };
+  }
+  if (scenario.conflict) {
+    ctx.report({ level: "warning", message: `the run's scenario is unclear (${scenario.conflict}); no ground truth joined by scenario id` });
+    return { scenario };
+  }
+  if (!scenario.id) {
+    ctx.report({ level: "notice", message: "no ground truth joined: the run names no scenario (no …/agent_outputs/<scenario>/<trial> folder, no Scenario-<N> snapshot folder); pass --ground-truth" });
+    return { scenario };
+  }
+  const roots = ctx.options.inputRoots ?? [];
+  const found = roots.length ? await groundTruthInTree(roots, scenario.id, ctx.options) : undefined;
+  if (!found) {
+    ctx.report({ level: "notice", message: `no ground truth joined: none for ${said} near the run or in the input; pass --ground-truth` });
+    return { scenario };
+  }
+  const reason = `${found.reason}; the run attempted ${said}`;
+  ctx.report({ level: found.version === "v1" ? "notice" : "warning", message: `ground truth joined: ${found.path} (${reason})` });
+  return { groundTruth: found.path, groundTruthFrom: "input-tree", reason, scenario };
 }
