@@ -82,6 +82,7 @@ export {
   labelsFromText,
   labelsFromRecords,
   rowFromTrace,
+  independentVector,
   LABEL_CSV_HEADER,
   groupStatistics,
   groupStats,

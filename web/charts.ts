@@ -36,6 +36,8 @@ export interface HeatCell {
   value: number | null;
   text: string;
   title: string;
+  /** No detector or judge examined the mode: drawn hatched-grey with a dashed edge, never like a white 0%. */
+  notMeasured?: boolean;
 }
 
 export function heatmap(opts: {
@@ -81,12 +83,20 @@ export function heatmap(opts: {
       const g = s(
         "g",
         {
-          class: `cell${opts.onSelect ? " clickable" : ""}`,
+          class: `cell${v.notMeasured ? " not-measured" : ""}${opts.onSelect ? " clickable" : ""}`,
           "data-row": r.key,
           "data-col": c.key,
           ...(opts.onSelect ? { role: "link", tabindex: 0, "aria-label": v.title } : {}),
         },
-        s("rect", { x: labelW + ci * cellW + 1, y: y + 1, width: cellW - 2, height: cellH - 2, rx: 3, fill: v.value === null ? "#eef0f3" : heat(t) }),
+        s("rect", {
+          x: labelW + ci * cellW + 1,
+          y: y + 1,
+          width: cellW - 2,
+          height: cellH - 2,
+          rx: 3,
+          fill: v.value === null ? "#eef0f3" : heat(t),
+          ...(v.notMeasured ? { stroke: "#a3abb9", "stroke-dasharray": "3 2" } : {}),
+        }),
         s(
           "text",
           { x: labelW + ci * cellW + cellW / 2, y: y + cellH / 2 + 4, "text-anchor": "middle", class: t > 0.55 ? "cell-text dark" : "cell-text" },
@@ -117,6 +127,11 @@ export function heatmap(opts: {
     s("text", { x: labelW, y: ly + 24, class: "row-note" }, "0%"),
     s("text", { x: labelW + steps * 28, y: ly + 24, "text-anchor": "end", class: "row-note" }, `${Math.round(max * 100)}%`),
   );
+  if (opts.rows.some((r) => opts.cols.some((c) => opts.cell(r.key, c.key).notMeasured)))
+    svg.append(
+      s("rect", { x: labelW + steps * 28 + 24, y: ly, width: 28, height: 12, fill: "#eef0f3", stroke: "#a3abb9", "stroke-dasharray": "3 2" }),
+      s("text", { x: labelW + steps * 28 + 58, y: ly + 10, class: "row-note" }, "n/m: not measured (unknown, not 0%)"),
+    );
   return svg;
 }
 
@@ -131,6 +146,8 @@ export interface ForestRow {
   cls: string;
   /** Text at the right, e.g. "+12.0 pp [3.1, 20.4]". */
   note: string;
+  /** A second estimate drawn as a hollow circle (e.g. the circular all-findings delta), with what it is. */
+  alt?: { value: number; title: string } | null;
 }
 
 /** Differences with intervals on one axis, one row each (a forest plot), with a zero line. */
@@ -142,7 +159,7 @@ export function forest(opts: { rows: ForestRow[]; label: string; axis: string; o
   const top = 10;
   const width = labelW + plotW + noteW;
   const height = top + opts.rows.length * rowH + 36;
-  const ext = Math.max(10, ...opts.rows.flatMap((r) => [r.lo, r.hi, r.est]).filter((v): v is number => v !== null).map(Math.abs));
+  const ext = Math.max(10, ...opts.rows.flatMap((r) => [r.lo, r.hi, r.est, r.alt?.value ?? null]).filter((v): v is number => v !== null).map(Math.abs));
   const bound = Math.ceil(ext / 10) * 10;
   const xOf = (v: number) => labelW + ((v + bound) / (2 * bound)) * plotW;
   const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, width, class: "chart forest", role: "img", "aria-label": opts.label });
@@ -177,6 +194,7 @@ export function forest(opts: { rows: ForestRow[]; label: string; axis: string; o
         s("circle", { cx: xOf(r.est), cy: y, r: 4.5, class: "point" }),
       );
     }
+    if (r.alt) g.append(s("circle", { cx: xOf(r.alt.value), cy: y, r: 4, class: "alt", fill: "none", stroke: "#6b7383", "stroke-width": 1.3 }, title(r.alt.title)));
     g.append(s("text", { x: labelW + plotW + 12, y: y + 4, class: "note" }, r.note));
     g.append(title(r.title ? `${r.title}\n${r.note}` : r.note));
     svg.append(g);

@@ -18,7 +18,8 @@ export function modeChip(code: string, name?: string, active = false): HTMLEleme
 export function select<T extends string>(opts: {
   label: string;
   value: T | "";
-  options: { value: T | ""; label: string }[];
+  /** A disabled option is listed for information only (e.g. a mode that was not measured). */
+  options: { value: T | ""; label: string; disabled?: boolean }[];
   onChange: (v: T | "") => void;
   name: string;
 }): HTMLLabelElement {
@@ -26,6 +27,7 @@ export function select<T extends string>(opts: {
   for (const o of opts.options) {
     const opt = h("option", { value: o.value }, o.label);
     if (o.value === opts.value) opt.selected = true;
+    if (o.disabled) opt.disabled = true;
     sel.append(opt);
   }
   sel.addEventListener("change", () => opts.onChange(sel.value as T | ""));

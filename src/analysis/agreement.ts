@@ -35,6 +35,11 @@ export interface ModeAgreement extends Confusion, Scores {
   name: string;
   /** Matched traces where both sides judged the mode. */
   n: number;
+  /**
+   * Matched traces whose reference labels the mode but whose prediction did not measure it (null: no detector or
+   * judge examined it). Left out of the confusion table — never counted as negatives — and reported here.
+   */
+  not_measured: number;
 }
 
 export interface Summary {
@@ -77,6 +82,8 @@ export interface AgreementReport {
   modes: ModeAgreement[];
   /** FC1…FC3 any-of flags and the merged FC3-verification flag (3.2 ∨ 3.3). */
   rollups: ModeAgreement[];
+  /** Modes the prediction measured on none of the compared traces where the reference labels them: no scores, listed here. */
+  not_measured: string[];
   /** Unweighted mean over the taxonomy's modes of each score (modes where it is undefined are left out). */
   macro: Summary & { modes: number };
   /** Scores of the confusion table pooled over all modes. */
@@ -176,15 +183,21 @@ type Getter = (modes: Record<string, ModeValue>) => ModeValue;
 
 function modeAgreement(pairs: readonly [LabelRow, LabelRow][], code: string, name: string, get: Getter): ModeAgreement {
   const c: Confusion = { tp: 0, fp: 0, fn: 0, tn: 0 };
+  let notMeasured = 0;
   for (const [r, p] of pairs) {
     if (!r.modes || !p.modes) continue;
     const truth = get(r.modes);
     const guess = get(p.modes);
-    if (truth === null || guess === null) continue;
+    if (truth === null) continue;
+    // an unmeasured prediction is not a "no": it leaves the table and is counted apart
+    if (guess === null) {
+      notMeasured++;
+      continue;
+    }
     if (truth === 1) guess === 1 ? c.tp++ : c.fn++;
     else guess === 1 ? c.fp++ : c.tn++;
   }
-  return { code, name, n: c.tp + c.fp + c.fn + c.tn, ...c, ...scores(c) };
+  return { code, name, n: c.tp + c.fp + c.fn + c.tn, not_measured: notMeasured, ...c, ...scores(c) };
 }
 
 const anyOf =
@@ -247,12 +260,24 @@ export function evaluateAgreement(
   const tax = opts.taxonomy ?? mast;
   const { pairs, matching } = matchRows(reference, predicted);
   const modes = tax.modes.map((m) => modeAgreement(pairs, m.code, m.name, (v) => v[m.code] ?? null));
-  const rollups = tax.categories.map((cat) => {
-    const codes = tax.modes.filter((m) => m.category === cat.id).map((m) => m.code);
-    return modeAgreement(pairs, cat.id, `${cat.name} (any of ${codes.join(", ")})`, anyOf(codes));
-  });
+  // Roll-ups over the modes both sides measured somewhere: a member the prediction never measures would leave the
+  // any-of unknown except where another member is present, and the roll-up would be scored on its positives only.
+  const measured = new Set(modes.filter((m) => m.n > 0).map((m) => m.code));
+  const rollup = (code: string, members: string[], title: (list: string) => string, sep = ", ") => {
+    const codes = members.filter((c) => measured.has(c));
+    const missing = members.filter((c) => !measured.has(c));
+    const name = title(`${codes.length ? codes.join(sep) : "none"}${missing.length ? `; ${missing.join(", ")} not measured` : ""}`);
+    return modeAgreement(pairs, code, name, codes.length ? anyOf(codes) : () => null);
+  };
+  const rollups = tax.categories.map((cat) =>
+    rollup(
+      cat.id,
+      tax.modes.filter((m) => m.category === cat.id).map((m) => m.code),
+      (list) => `${cat.name} (any of ${list})`,
+    ),
+  );
   if (tax.id === "mast" && tax.codes.includes("3.2") && tax.codes.includes("3.3"))
-    rollups.push(modeAgreement(pairs, FC3_VERIFICATION, "Verification, merged (3.2 ∨ 3.3)", anyOf(["3.2", "3.3"])));
+    rollups.push(rollup(FC3_VERIFICATION, ["3.2", "3.3"], (list) => `Verification, merged (${list})`, " ∨ "));
 
   const mean = (key: keyof Scores) => {
     const xs = modes.map((m) => m[key]).filter((x): x is number => x !== null);
@@ -273,6 +298,7 @@ export function evaluateAgreement(
     },
     modes,
     rollups,
+    not_measured: modes.filter((m) => m.n === 0 && m.not_measured > 0).map((m) => m.code),
     macro: {
       precision: mean("precision"),
       recall: mean("recall"),

@@ -258,7 +258,11 @@ export function diffRuns(before: readonly LabelRow[], after: readonly LabelRow[]
   }
 
   const flags = modeFlags(tax);
-  const rollups = rollupFlags(tax);
+  // roll-ups over the modes both runs measured somewhere: a member one side never measured would make its any-of
+  // unknown except where another member is present (judged on positives only), and the sides would not compare
+  const measuredIn = (rows: readonly LabelRow[]) => new Set(tax.codes.filter((c) => rows.some((r) => r.modes?.[c] === 0 || r.modes?.[c] === 1)));
+  const [mb, ma] = [measuredIn(before), measuredIn(after)];
+  const rollups = rollupFlags(tax, new Set([...mb].filter((c) => ma.has(c))));
   const values = [...buckets.keys()].sort((a, b) => (a === NONE ? 1 : b === NONE ? -1 : a.localeCompare(b)));
   const groups: GroupDiff[] = values.map((value) => {
     const g = buckets.get(value)!;

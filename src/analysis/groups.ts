@@ -13,6 +13,9 @@ import type { LabelRow, ModeValue } from "./types.js";
  * Per-group failure statistics over label rows: prevalence of each mode among all, successful and failed traces,
  * the failed − successful difference with its interval and exact test, a fatal / benign / undetermined class, the
  * strongest predictors of failure, category roll-ups, co-occurrence and cascades. docs/statistics.md explains each.
+ * Prevalence, co-occurrence, cascades and modes per failed trace count every finding; the failed − successful
+ * comparison (delta, p, q, class, predictors) counts only outcome-independent evidence (`row.independent`), since a
+ * finding made because the run failed cannot show that the mode goes with failure ("Circularity").
  */
 
 export type ModeClass = "fatal" | "benign" | "undetermined";
@@ -50,9 +53,27 @@ export interface ModeStats {
   /** Fractions; null when the denominator is 0. */
   prevalence: { all: number | null; successful: number | null; failed: number | null };
   prevalence_ci: { all: Range; successful: Range; failed: Range };
-  /** Failed minus successful prevalence in percentage points (positive = more common in failures). */
+  /**
+   * What the failed-vs-successful comparison counts: traces where the mode is supported by outcome-independent
+   * evidence (a finding whose basis is not the scored outcome). Equal to counts / judged when no finding rests on the
+   * outcome, and for labels that carry no basis (CSV, MAST-Data). docs/statistics.md, "Circularity".
+   */
+  independent: {
+    counts: { all: number; successful: number; failed: number };
+    judged: { all: number; successful: number; failed: number };
+    prevalence: { all: number | null; successful: number | null; failed: number | null };
+  };
+  /**
+   * Failed minus successful prevalence in percentage points (positive = more common in failures), from the
+   * outcome-independent counts.
+   */
   delta_pp: { value: number | null; lo: number | null; hi: number | null };
-  /** Fisher's exact test, two-sided, on the 2×2 table outcome × mode. */
+  /**
+   * The same difference over every finding, including findings made because the run failed: circular (it is
+   * inflated by construction), shown beside delta_pp for reference only; no test or class rests on it.
+   */
+  delta_pp_all_findings: { value: number | null; lo: number | null; hi: number | null };
+  /** Fisher's exact test, two-sided, on the 2×2 table outcome × mode (outcome-independent counts). */
   p_value: number | null;
   /** Benjamini–Hochberg adjusted p across the taxonomy's modes of this group (roll-ups across roll-ups). */
   q_value: number | null;
@@ -177,10 +198,16 @@ export interface Flag {
   code: string;
   name: string;
   value: (row: LabelRow) => ModeValue;
+  /** The flag from outcome-independent evidence only (default: `value`): what the failed-vs-successful comparison counts. */
+  independent?: (row: LabelRow) => ModeValue;
 }
 
+/** The vector the failed-vs-successful comparison reads: `row.independent` when the labels carry it, else `row.modes`. */
+export const independentModes = (row: LabelRow): Record<string, ModeValue> | null => (row.independent === undefined ? row.modes : row.independent);
+
 /**
- * The classification rule (docs/statistics.md, "Fatal, benign, undetermined"):
+ * The classification rule (docs/statistics.md, "Fatal, benign, undetermined"), on the counts the comparison rests on
+ * (groupStats passes the outcome-independent ones, "Circularity"):
  * - fatal: more common in failures by both tests — the Newcombe interval of the delta lies wholly above 0 AND
  *   Fisher's exact p < alpha with a positive delta;
  * - benign: neither test shows an excess in failures, and the mode demonstrably occurs in successful runs (Wilson
@@ -219,12 +246,15 @@ export function classifyMode(
   };
 }
 
-function flagStats(rows: readonly LabelRow[], flag: Flag, opts: GroupOptions): Omit<ModeStats, "q_value" | "class" | "reason"> {
+type Tally = { counts: { all: number; successful: number; failed: number }; judged: { all: number; successful: number; failed: number } };
+
+/** Counts of a 0/1/null flag over rows, per outcome; null (not judged, not measured) is left out of the denominators. */
+function tally(rows: readonly LabelRow[], value: (row: LabelRow) => ModeValue): Tally {
   const counts = { all: 0, successful: 0, failed: 0 };
   const judged = { all: 0, successful: 0, failed: 0 };
   for (const row of rows) {
-    const v = flag.value(row);
-    if (v === null) continue;
+    const v = value(row);
+    if (v !== 0 && v !== 1) continue;
     judged.all++;
     counts.all += v;
     if (row.success === true) {
@@ -235,10 +265,21 @@ function flagStats(rows: readonly LabelRow[], flag: Flag, opts: GroupOptions): O
       counts.failed += v;
     }
   }
+  return { counts, judged };
+}
+
+const share = (x: number, n: number) => (n > 0 ? x / n : null);
+
+function deltaOf(t: Tally, conf: number | undefined): { value: number | null; lo: number | null; hi: number | null } {
+  const d = newcombeInterval(t.counts.failed, t.judged.failed, t.counts.successful, t.judged.successful, conf);
+  return { value: nn(100 * d.estimate), lo: nn(100 * d.lo), hi: nn(100 * d.hi) };
+}
+
+function flagStats(rows: readonly LabelRow[], flag: Flag, opts: GroupOptions): Omit<ModeStats, "q_value" | "class" | "reason"> {
+  const { counts, judged } = tally(rows, flag.value);
+  const ind = flag.independent ? tally(rows, flag.independent) : { counts, judged };
   const conf = opts.confidence;
-  const share = (x: number, n: number) => (n > 0 ? x / n : null);
-  const delta = newcombeInterval(counts.failed, judged.failed, counts.successful, judged.successful, conf);
-  const comparable = judged.failed > 0 && judged.successful > 0;
+  const comparable = ind.judged.failed > 0 && ind.judged.successful > 0;
   return {
     code: flag.code,
     name: flag.name,
@@ -254,13 +295,19 @@ function flagStats(rows: readonly LabelRow[], flag: Flag, opts: GroupOptions): O
       successful: range(wilsonInterval(counts.successful, judged.successful, conf)),
       failed: range(wilsonInterval(counts.failed, judged.failed, conf)),
     },
-    delta_pp: {
-      value: nn(100 * delta.estimate),
-      lo: nn(100 * delta.lo),
-      hi: nn(100 * delta.hi),
+    independent: {
+      counts: ind.counts,
+      judged: ind.judged,
+      prevalence: {
+        all: share(ind.counts.all, ind.judged.all),
+        successful: share(ind.counts.successful, ind.judged.successful),
+        failed: share(ind.counts.failed, ind.judged.failed),
+      },
     },
+    delta_pp: deltaOf(ind, conf),
+    delta_pp_all_findings: deltaOf({ counts, judged }, conf),
     p_value: comparable
-      ? fisherExact(counts.failed, judged.failed - counts.failed, counts.successful, judged.successful - counts.successful)
+      ? fisherExact(ind.counts.failed, ind.judged.failed - ind.counts.failed, ind.counts.successful, ind.judged.successful - ind.counts.successful)
       : null,
   };
 }
@@ -269,25 +316,51 @@ function flagStats(rows: readonly LabelRow[], flag: Flag, opts: GroupOptions): O
 function familyStats(rows: readonly LabelRow[], flags: readonly Flag[], opts: GroupOptions): ModeStats[] {
   const raw = flags.map((f) => flagStats(rows, f, opts));
   const q = benjaminiHochberg(raw.map((m) => m.p_value ?? NaN));
-  return raw.map((m, i) => ({ ...m, q_value: nn(q[i]!), ...classifyMode(m, opts) }));
+  // the class rests on the comparison's own (outcome-independent) counts, like the delta and the test
+  return raw.map((m, i) => {
+    const c = classifyMode({ ...m, counts: m.independent.counts, judged: m.independent.judged }, opts);
+    const setAside = m.counts.all - m.independent.counts.all;
+    const reason = setAside > 0 ? `${c.reason}; ${setAside} trace${setAside === 1 ? "" : "s"} where it was found only through the outcome left out of the comparison (circular)` : c.reason;
+    return { ...m, q_value: nn(q[i]!), class: c.class, reason };
+  });
 }
 
 export function modeFlags(tax: Taxonomy): Flag[] {
-  return tax.modes.map((m) => ({ code: m.code, name: m.name, value: (r: LabelRow) => (r.modes ? (r.modes[m.code] ?? null) : null) }));
+  return tax.modes.map((m) => ({
+    code: m.code,
+    name: m.name,
+    value: (r: LabelRow) => (r.modes ? (r.modes[m.code] ?? null) : null),
+    independent: (r: LabelRow) => independentModes(r)?.[m.code] ?? null,
+  }));
 }
 
-export function rollupFlags(tax: Taxonomy): Flag[] {
-  const flags: Flag[] = tax.categories.map((c) => {
-    const codes = tax.modes.filter((m) => m.category === c.id).map((m) => m.code);
-    return { code: c.id, name: `${c.name} (any of ${codes.join(", ")})`, value: (r: LabelRow) => anyOf(r.modes, codes) };
-  });
+/**
+ * A roll-up over `members`: any-of, restricted to the members `measured` names (all of them without it). A member that
+ * no annotator measured anywhere would make the any-of unknown except where another member is present, so the
+ * roll-up would be judged on its positives only; it is left out instead, and the name says so. With no member
+ * measured the roll-up is not measured (null) everywhere.
+ */
+function rollup(code: string, members: readonly string[], measured: ReadonlySet<string> | undefined, title: (list: string) => string, sep = ", "): Flag {
+  const codes = measured ? members.filter((c) => measured.has(c)) : [...members];
+  const missing = members.filter((c) => !codes.includes(c));
+  const name = title(`${codes.length ? codes.join(sep) : "none"}${missing.length ? `; ${missing.join(", ")} not measured` : ""}`);
+  if (codes.length === 0) return { code, name, value: () => null, independent: () => null };
+  return { code, name, value: (r: LabelRow) => anyOf(r.modes, codes), independent: (r: LabelRow) => anyOf(independentModes(r), codes) };
+}
+
+/** FC1…FC3 any-of flags and the merged FC3-verification flag; `measured` limits each to the modes measured at all. */
+export function rollupFlags(tax: Taxonomy, measured?: ReadonlySet<string>): Flag[] {
+  const flags: Flag[] = tax.categories.map((c) =>
+    rollup(
+      c.id,
+      tax.modes.filter((m) => m.category === c.id).map((m) => m.code),
+      measured,
+      (list) => `${c.name} (any of ${list})`,
+    ),
+  );
   // MAST-Data's 3.2 and 3.3 carry mixed semantics (mast-taxonomy.md §4), so the merged flag is reported beside them.
   if (tax.id === "mast" && tax.codes.includes("3.2") && tax.codes.includes("3.3"))
-    flags.push({
-      code: FC3_VERIFICATION,
-      name: "Verification, merged (3.2 ∨ 3.3)",
-      value: (r: LabelRow) => anyOf(r.modes, ["3.2", "3.3"]),
-    });
+    flags.push(rollup(FC3_VERIFICATION, ["3.2", "3.3"], measured, (list) => `Verification, merged (${list})`, " ∨ "));
   return flags;
 }
 
@@ -400,7 +473,8 @@ export function groupStats(rows: readonly LabelRow[], key: string, value: string
       n: perFailed.n,
     },
     modes,
-    rollups: familyStats(rows, rollupFlags(tax), opts),
+    // roll-ups over the modes measured in this group: an unmeasured member would leave the any-of judged on positives only
+    rollups: familyStats(rows, rollupFlags(tax, new Set(modes.filter((m) => m.judged.all > 0).map((m) => m.code))), opts),
     predictors: predictorRanking(modes),
     cooccurrence: coOccurrence(rows, codes),
     cascades: cascades(rows, codes),

@@ -27,6 +27,7 @@ export {
   groupRows,
   modeFlags,
   rollupFlags,
+  independentModes,
   type Flag,
   FC3_VERIFICATION,
   type GroupOptions,
@@ -44,6 +45,7 @@ export {
 export {
   loadLabels,
   labelsFromText,
+  independentVector,
   labelsFromRecords,
   rowFromTrace,
   predictedAttribution,

@@ -99,6 +99,10 @@ export interface ModeContribution {
   failed: { count: number; judged: number };
   successful: { count: number; judged: number };
   prevalence_failed: number | null;
+  /** The failed traces with the mode on outcome-independent evidence: what the delta and the class count ("Circularity"). */
+  failed_independent: { count: number; judged: number };
+  /** No trace of the group had the mode measured (no detector or judge examined it): leverage 0, unknown rather than absent. */
+  not_measured: boolean;
   delta_pp: number | null;
   p_value: number | null;
   /** coverage_weight × fatality_weight × prevalence_failed (0 when the prevalence is undefined). */
@@ -144,6 +148,8 @@ function contribution(target: Intervention["targets"][number], m: ModeStats | un
     failed: { count: m?.counts.failed ?? 0, judged: m?.judged.failed ?? 0 },
     successful: { count: m?.counts.successful ?? 0, judged: m?.judged.successful ?? 0 },
     prevalence_failed,
+    failed_independent: { count: m?.independent.counts.failed ?? 0, judged: m?.independent.judged.failed ?? 0 },
+    not_measured: (m?.judged.all ?? 0) === 0,
     delta_pp: m?.delta_pp.value ?? null,
     p_value: m?.p_value ?? null,
     leverage: prevalence_failed === null ? 0 : coverage_weight * fatality_weight * prevalence_failed,
@@ -156,22 +162,27 @@ function describe(c: ModeContribution): string {
       ? "no judged failed traces"
       : `${c.failed.count} of ${c.failed.judged} failed traces (${pct(c.prevalence_failed!)})` +
         (c.successful.judged > 0 ? ` vs ${c.successful.count} of ${c.successful.judged} successful (${pct(c.successful.count / c.successful.judged)})` : "");
-  const delta = c.delta_pp !== null ? `, ${signed(c.delta_pp)}` : "";
+  const circular = c.failed_independent.count !== c.failed.count ? ` on outcome-independent evidence (${c.failed_independent.count} of ${c.failed_independent.judged} failed)` : "";
+  const delta = c.delta_pp !== null ? `, ${signed(c.delta_pp)}${circular}` : "";
   const cover = c.coverage === "partial" ? `, partly covered ×${c.coverage_weight}` : "";
   return `FM-${c.mode} ${c.name} in ${where}${delta}; ${c.class} ×${c.fatality_weight}${cover} → ${c.leverage.toFixed(2)}`;
 }
 
 function explain(iv: Intervention, contributions: ModeContribution[], leverage: number, reach: RankedIntervention["reach"], group: GroupStats): string {
   const failedAnnotated = Math.max(0, ...contributions.map((c) => c.failed.judged));
+  const unmeasured = contributions.filter((c) => c.not_measured).map((c) => `FM-${c.mode}`);
+  const notMeasured = unmeasured.length ? ` (${unmeasured.join(", ")} not measured: no detector or judge examined ${unmeasured.length === 1 ? "it" : "them"}.)` : "";
+  if (unmeasured.length === contributions.length)
+    return `${iv.name}: its modes (${unmeasured.join(", ")}) were not measured in ${group.value} — no detector or judge examined them — so its leverage is unknown (0 here, not evidence of absence).`;
   if (failedAnnotated === 0)
     return `${iv.name}: no annotated failed traces in ${group.value}, so there is no failure mass to address (leverage 0).`;
   const active = contributions.filter((c) => c.failed.count > 0);
   if (active.length === 0)
-    return `${iv.name}: none of its modes (${contributions.map((c) => `FM-${c.mode}`).join(", ")}) appears in the ${failedAnnotated} failed traces of ${group.value} (leverage 0).`;
+    return `${iv.name}: none of its ${unmeasured.length ? "measured " : ""}modes (${contributions.filter((c) => !c.not_measured).map((c) => `FM-${c.mode}`).join(", ")}) appears in the ${failedAnnotated} failed traces of ${group.value} (leverage 0).${notMeasured}`;
   const fatal = active.filter((c) => c.class === "fatal").map((c) => `FM-${c.mode}`);
   const parts = active.map(describe).join("; ");
-  const unseen = contributions.filter((c) => c.failed.count === 0).map((c) => `FM-${c.mode}`);
-  const absent = unseen.length ? ` (${unseen.join(", ")} not seen in its failures.)` : "";
+  const unseen = contributions.filter((c) => c.failed.count === 0 && !c.not_measured).map((c) => `FM-${c.mode}`);
+  const absent = (unseen.length ? ` (${unseen.join(", ")} not seen in its failures.)` : "") + notMeasured;
   const reached = reach ? ` It would act on ${reach.failed_traces} of ${reach.annotated_failed} failed traces (${pct(reach.failed_traces / Math.max(1, reach.annotated_failed))}).` : "";
   const lead = fatal.length
     ? `${iv.name} targets ${fatal.join(", ")}, fatal in ${group.value}.`

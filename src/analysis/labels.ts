@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
-import { DiagnosisSchema, GoldLabelsSchema, type Diagnosis, type GoldLabels, type Trace } from "../trace/index.js";
+import { DiagnosisSchema, GoldLabelsSchema, outcomeIndependent, type Diagnosis, type Finding, type GoldLabels, type Trace } from "../trace/index.js";
 import type { Attribution, LabelDiagnostic, LabelFormat, LabelRow, ModeValue } from "./types.js";
 import { madTraceId } from "../formats/common/mad-id.js";
 import { parseJsonLenient } from "../formats/io/lenient.js";
@@ -323,7 +323,26 @@ function rowFromDiagnosis(value: unknown, line: number | undefined, c: Collector
     firstStep[code] = Math.min(firstStep[code] ?? Infinity, s);
   }
   const attribution = predictedAttribution(d);
-  c.rows.push({ ...base, modes, firstStep, ...(attribution ? { attribution } : {}) });
+  c.rows.push({ ...base, modes, independent: independentVector(modes, d.findings, tax), firstStep, ...(attribution ? { attribution } : {}) });
+}
+
+/**
+ * The failure vector from outcome-independent evidence: a present mode stays 1 only when at least one of its findings
+ * does not rest on the outcome (`outcomeIndependent`); a mode found only because the run failed becomes 0 (examined,
+ * not supported without the outcome). Unmeasured (null) modes stay null. A present mode without any finding on the
+ * record (a hand-written vector) has no basis to doubt and stays 1, as findings without `basis` count as steps-only.
+ */
+export function independentVector(modes: Record<string, ModeValue> | null, findings: readonly Pick<Finding, "mode" | "basis">[], tax: Taxonomy = mast): Record<string, ModeValue> | null {
+  if (!modes) return null;
+  const outcomeOnly = new Map<string, boolean>();
+  for (const f of findings) {
+    const code = tax.normalize(f.mode);
+    if (code === undefined) continue;
+    outcomeOnly.set(code, (outcomeOnly.get(code) ?? true) && !outcomeIndependent(f));
+  }
+  const out: Record<string, ModeValue> = { ...modes };
+  for (const [code, only] of outcomeOnly) if (only && out[code] === 1) out[code] = 0;
+  return out;
 }
 
 /** The labels part of a row from one gold label set. */

@@ -24,6 +24,14 @@ export interface LabelRow {
   /** true = success, false = failure, null = unknown (left out of successful-vs-failed comparisons). */
   success: boolean | null;
   modes: Record<string, ModeValue> | null;
+  /**
+   * The failure vector from outcome-independent evidence only (docs/statistics.md, "Circularity"): 1 when at least
+   * one of the mode's findings does not rest on the scored outcome, 0 when the mode was examined and found only
+   * through the outcome (or not at all), null exactly where `modes` is null. What the failed-vs-successful comparison
+   * (delta, p, fatal/benign) counts. Absent for labels without per-finding basis (CSV, MAST-Data, gold labels):
+   * `modes` is then used as it is.
+   */
+  independent?: Record<string, ModeValue> | null;
   /** 0-based step where each present mode first shows, when the source has steps. */
   firstStep?: Record<string, number>;
   attribution?: Attribution;

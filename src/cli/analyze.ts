@@ -117,8 +117,9 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
       `
 Each line of findings.jsonl is one trace:
   {"trace_id","source":{"file","format","index"},"model","framework","outcome":{"success","score","metric"},
-   "modes":{"1.1":0|1,…,"3.3":0|1},"findings":[{"mode","confidence","steps","agent","evidence","detector"}],
-   "signals":{…},"annotator":"${RULES_ANNOTATOR}"}
+   "modes":{"1.1":0|1|null,…,"3.3":0|1|null},"measured_by":{"1.1":["rules/…"],…},
+   "findings":[{"mode","confidence","steps","agent","evidence","detector","basis"}],"signals":{…},"annotator":"${RULES_ANNOTATOR}"}
+A mode is 1 (found), 0 (examined, not found) or null (not measured: no detector examined it; never counted as 0).
 A trace that could not be annotated has "modes": null and an "error".
 
 summary.json also holds "replay": every trace replayed through the guards (--guards), as \`faultline replay --json\`

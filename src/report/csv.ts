@@ -5,7 +5,10 @@ import type { RunSummary } from "./summary.js";
 /*
  * CSV exports (RFC 4180, CRLF line ends):
  * - traces.csv: one row per trace in the label CSV format `faultline stats` reads (trace_id, group = model, success,
- *   one column per mode; empty = not annotated), so `faultline stats traces.csv --by group` reproduces summary.json;
+ *   one column per mode: 1 found, 0 examined and not found, empty = not measured or not annotated), so
+ *   `faultline stats traces.csv --by group` reproduces summary.json's prevalence. The CSV carries no finding basis,
+ *   so its deltas match summary.json only where no finding rests on the outcome (docs/statistics.md, "Circularity");
+ *   findings.jsonl keeps the basis;
  * - groups.csv: one row per model × mode (and roll-up) with every statistic of summary.json;
  * - interventions.csv: one row per model × ranked intervention.
  * A text cell that a spreadsheet would run as a formula (starting with = + - @, tab or CR) gets a leading apostrophe.
@@ -36,7 +39,8 @@ export function tracesCsv(d: ReportData): string {
       t.trace_id,
       t.model === "(none)" ? "" : t.model,
       t.success === null ? "" : t.success ? 1 : 0,
-      ...codes.map((c) => (t.modes === null ? "" : t.modes.includes(c) ? 1 : 0)),
+      // an unmeasured mode is an empty cell (not judged), never a 0
+      ...codes.map((c) => (t.modes === null || t.unmeasured?.includes(c) ? "" : t.modes.includes(c) ? 1 : 0)),
     ]),
   );
 }
@@ -48,9 +52,14 @@ export const GROUPS_CSV_HEADER = [
   "count_successful", "judged_successful", "prevalence_successful",
   "count_failed", "judged_failed", "prevalence_failed",
   "delta_pp", "delta_pp_lo", "delta_pp_hi", "p_value", "q_value", "class",
+  "count_successful_independent", "count_failed_independent", "delta_pp_all_findings", "delta_pp_all_findings_lo", "delta_pp_all_findings_hi",
 ] as const;
 
-/** Every group × mode / roll-up statistic of a summary. */
+/**
+ * Every group × mode / roll-up statistic of a summary. delta_pp, p, q and class rest on the outcome-independent counts
+ * (count_*_independent); delta_pp_all_findings counts every finding, including those made because the run failed
+ * (circular, for reference). A mode no annotator measured has judged_all 0 and empty prevalence cells.
+ */
 export function groupsCsv(s: RunSummary): string {
   const rows = s.statistics.flatMap((g) => {
     const line = (kind: string, m: ModeStats) => [
@@ -60,6 +69,7 @@ export function groupsCsv(s: RunSummary): string {
       m.counts.successful, m.judged.successful, m.prevalence.successful,
       m.counts.failed, m.judged.failed, m.prevalence.failed,
       m.delta_pp.value, m.delta_pp.lo, m.delta_pp.hi, m.p_value, m.q_value, m.class,
+      m.independent.counts.successful, m.independent.counts.failed, m.delta_pp_all_findings.value, m.delta_pp_all_findings.lo, m.delta_pp_all_findings.hi,
     ];
     return [...g.modes.map((m) => line("mode", m)), ...g.rollups.map((m) => line("rollup", m))];
   });

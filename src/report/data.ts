@@ -20,6 +20,18 @@ export interface TraceFinding {
   rationale?: string;
 }
 
+/** A trace's decisive step as the report shows it: the record's `decisive`, with the mode's name. */
+export interface TraceDecisive {
+  mode: string;
+  name: string;
+  /** 0-based index of a step of the recorded trace. */
+  step: number;
+  agent: string | null;
+  confidence: number;
+  basis: string[];
+  rationale: string;
+}
+
 export interface TraceEntry {
   trace_id: string;
   /** The model group the trace falls in (`(none)` without a model), as in summary.json. */
@@ -31,7 +43,15 @@ export interface TraceEntry {
   metric: string | null;
   /** Codes of the modes present; null when the trace could not be annotated. */
   modes: string[] | null;
+  /** Codes no detector or judge examined on this trace (null in its vector): unknown, not absent. Null when not annotated. */
+  unmeasured: string[] | null;
   findings: TraceFinding[];
+  /**
+   * Where and by whom the run first went wrong. null when the record says nothing supports a decisive step (with
+   * `decisive_reason`); absent when the record does not address it (e.g. an annotator that predates the field).
+   */
+  decisive?: TraceDecisive | null;
+  decisive_reason?: string;
   error?: string;
 }
 
@@ -74,6 +94,8 @@ export function buildReportData(summary: RunSummary, diagnoses: readonly Diagnos
   const names = new Map(taxonomy.modes.map((m) => [m.code, m.name]));
   const traces: TraceEntry[] = diagnoses.map((d) => {
     const present = d.modes ? taxonomy.codes.filter((c) => d.modes![c] === 1) : null;
+    // a code missing from the vector was not measured either (records may carry only part of the taxonomy)
+    const unmeasured = d.modes ? taxonomy.codes.filter((c) => d.modes![c] !== 1 && d.modes![c] !== 0) : null;
     return {
       trace_id: d.trace_id,
       model: groupLabel(d.model),
@@ -83,6 +105,7 @@ export function buildReportData(summary: RunSummary, diagnoses: readonly Diagnos
       score: d.outcome.score ?? null,
       metric: d.outcome.metric ?? null,
       modes: present,
+      unmeasured,
       findings: d.findings.map((f) => ({
         mode: f.mode,
         name: names.get(f.mode) ?? f.mode,
@@ -93,6 +116,21 @@ export function buildReportData(summary: RunSummary, diagnoses: readonly Diagnos
         detector: f.detector,
         ...(f.rationale ? { rationale: f.rationale } : {}),
       })),
+      ...(d.decisive
+        ? {
+            decisive: {
+              mode: d.decisive.mode,
+              name: names.get(d.decisive.mode) ?? d.decisive.mode,
+              step: d.decisive.step,
+              agent: d.decisive.agent,
+              confidence: d.decisive.confidence,
+              basis: [...d.decisive.basis],
+              rationale: d.decisive.rationale,
+            },
+          }
+        : d.decisive === null
+          ? { decisive: null, decisive_reason: d.decisive_reason ?? "" }
+          : {}),
       ...(d.error ? { error: d.error } : {}),
     };
   });

@@ -9,7 +9,7 @@ import { corpus } from "../testing/corpus.js";
 import { INTERVENTIONS } from "../analysis/index.js";
 import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import { buildReportData } from "./data.js";
-import { HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
+import { decisiveRun, HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { renderHtml } from "./html.js";
 import { summarize, type RunSummary } from "./summary.js";
 
@@ -246,6 +246,46 @@ describe.skipIf(!haveBrowser && !process.env.CI)("report.html in Chromium", () =
       expect(highlight).toContain(HOSTILE.img);
       expect(highlight).toContain("rtl⟦U+202E⟧txt.exe");
       await page.screenshot({ path: join(SCREENSHOTS, "hostile-report.png"), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows each trace's decisive step, or why there is none, in its row", async () => {
+    const diagnoses = decisiveRun();
+    const s = await summarize("decisive", "rules@test", { traces: diagnoses.length }, diagnoses);
+    const file = join(work, "decisive.html");
+    writeFileSync(file, renderHtml(buildReportData(s, diagnoses)));
+    const { page, requests, problems } = await open(file);
+    try {
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([]);
+      const heads: string[] = await page.locator("#traces thead th").evaluateAll((els: El[]) => els.map((e) => e.textContent ?? ""));
+      expect(heads).toContain("decisive step");
+      // a decisive step: index, agent, mode and rationale, visible in its trace's row
+      const step = page.locator(`#traces tr[data-trace="a-f0"] [data-decisive-step="4"]`);
+      expect(await step.isVisible()).toBe(true);
+      const text = await step.innerText();
+      expect(text).toContain("step 4 · planner · FM-3.3 Incorrect verification");
+      expect(text).toContain("confidence 0.85");
+      expect(text).toContain("Verification skipped before the final answer.");
+      // marked apart from the rest of the row
+      type Styled = { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { borderLeftStyle: string; borderLeftWidth: string } } } };
+      expect(await step.evaluate((e: Styled) => e.ownerDocument.defaultView.getComputedStyle(e).borderLeftStyle)).toBe("solid");
+      // the hostile trace's agent and rationale are shown as text
+      const hostile = page.locator(`#traces [data-decisive-step="1"]`);
+      expect(await hostile.isVisible()).toBe(true);
+      const hostileText = await hostile.innerText();
+      expect(hostileText).toContain(`step 1 · ${HOSTILE.script} · FM-2.6`);
+      expect(hostileText).toContain(HOSTILE.img);
+      expect(hostileText).toContain("rtl⟦U+202E⟧txt.exe");
+      // no decisive step: the reason, as text
+      const none = page.locator(`#traces [data-decisive="none"]`);
+      expect(await none.count()).toBe(1);
+      expect(await none.isVisible()).toBe(true);
+      expect(await none.innerText()).toBe(`no decisive step: no step is on the causal path ${HOSTILE.script}`);
+      expect(await page.locator("script, img, iframe").count()).toBe(0);
+      await page.locator(`#traces tr[data-trace="a-f0"]`).screenshot({ path: join(SCREENSHOTS, "decisive-row.png") });
     } finally {
       await page.close();
     }

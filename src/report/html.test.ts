@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
-import { HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
+import { decisiveRun, HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { INTERVENTIONS } from "../analysis/index.js";
 import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import { renderHtml } from "./html.js";
@@ -62,7 +62,8 @@ describe("renderHtml", async () => {
     // trace text may sit in data-*, title and aria-label values (escaped, inert); no other attribute holds a URL
     const inert = (n: string) => n.startsWith("data-") || n === "title" || n === "aria-label";
     expect(attrs.filter((a) => !inert(a.name) && a.value.includes("://") && !(a.name === "xmlns" && a.value === "http://www.w3.org/2000/svg"))).toEqual([]);
-    expect(attrs.filter((a) => a.value.includes("url(")).map((a) => a.value)).toEqual(["url(#heat-legend)"]);
+    // only the page's own gradient and not-measured hatch, by fragment
+    expect([...new Set(attrs.filter((a) => a.value.includes("url(")).map((a) => a.value))].sort()).toEqual(["url(#heat-legend)", "url(#not-measured)"]);
     expect(tags.filter((t) => /^<(img|iframe|object|embed|link|base|form|input|audio|video|source|frame)\b/i.test(t))).toEqual([]);
     expect(tags.filter((t) => /^<meta/i.test(t) && /refresh/i.test(t))).toEqual([]);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1]!;
@@ -169,5 +170,56 @@ describe("renderHtml", async () => {
         expect(section).toContain(escapeHtml(text));
       }
     });
+  });
+});
+
+describe("renderHtml: the decisive step", async () => {
+  const diagnoses = decisiveRun();
+  const summary = await summarize("run-d", "rules@test", { traces: diagnoses.length }, diagnoses);
+  const data = buildReportData(summary, diagnoses);
+  const html = renderHtml(data);
+  /** The row of one trace, from its opening tag to its end. */
+  const row = (id: string) => new RegExp(`<tr data-trace="${escapeHtml(id).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}">[\\s\\S]*?</tr>`).exec(html)?.[0] ?? "";
+
+  it("carries the record's decisive step, or null with its reason, into the report data", () => {
+    const t = (id: string) => data.traces.find((x) => x.trace_id === id)!;
+    expect(t("a-f0").decisive).toEqual({ mode: "3.3", name: "Incorrect verification", step: 4, agent: "planner", confidence: 0.85, basis: ["steps"], rationale: "Verification skipped before the final answer." });
+    expect(t("b-1").decisive).toBeNull();
+    expect(t("b-1").decisive_reason).toBe(`no step is on the causal path ${HOSTILE.script}`);
+    expect("decisive" in t("a-s0")).toBe(false);
+  });
+
+  it("shows the step index, agent, mode and rationale in the trace's row", () => {
+    expect(html).toContain("<th>decisive step</th>");
+    const r = row("a-f0");
+    expect(r).toContain(`<div class="dec" data-decisive-step="4"><b>step 4</b> · planner · FM-3.3 Incorrect verification<br>`);
+    expect(r).toContain("confidence 0.85 · based on steps");
+    expect(r).toContain(`<div class="why">Verification skipped before the final answer.</div>`);
+    // a step without an agent says so; an empty rationale adds nothing
+    const noAgent = row("a-f1");
+    expect(noAgent).toContain(`<b>step 2</b> · <span class="unk">agent unknown</span> · FM-1.3`);
+    expect(noAgent).not.toContain(`class="why"`);
+  });
+
+  it("says why there is no decisive step, and shows a dash where the record does not say", () => {
+    expect(row("b-1")).toContain(`<div class="dec none" data-decisive="none">no decisive step: no step is on the causal path ${escapeHtml(HOSTILE.script)}</div>`);
+    expect(row("a-s0")).toContain(`<td><span class="unk">–</span></td>`);
+    expect([...html.matchAll(/data-decisive-step=/g)]).toHaveLength(3);
+    expect([...html.matchAll(/data-decisive="none"/g)]).toHaveLength(1);
+  });
+
+  it("escapes the agent, rationale and reason (trace text)", () => {
+    const r = row(HOSTILE.script);
+    expect(r).toContain(`<b>step 1</b> · ${escapeHtml(HOSTILE.script)} · FM-2.6`);
+    expect(r).toContain(`<div class="why">The agent acted on ${escapeHtml(HOSTILE.img)} ${HOSTILE.js} bad\uFFFD half\uFFFD nul\uFFFD rtl⟦U+202E⟧txt.exe ok😀</div>`);
+    expect(html).not.toMatch(/<script|<img/);
+    expect(wellFormed(html)).toBe(true);
+  });
+
+  it("cuts a long rationale like a long quote", () => {
+    const long = decisiveRun();
+    long.find((d) => d.trace_id === "a-f0")!.decisive!.rationale = "x".repeat(50);
+    const cut = renderHtml(buildReportData(summary, long), { maxEvidence: 20 });
+    expect(cut).toContain(`<div class="why">${"x".repeat(20)}… (30 more characters)</div>`);
   });
 });

@@ -87,6 +87,9 @@ ul.hl{padding-left:20px;margin:4px 0 8px}
 ul.hl li{margin:0 0 4px}
 ol.fn{font-size:12px;color:var(--muted);padding-left:22px}
 sup a{color:var(--accent);text-decoration:none}
+.dec{border-left:3px solid var(--fatal);padding-left:6px;min-width:170px;max-width:340px}
+.dec.none{border-left-color:var(--line);color:var(--muted)}
+.dec .why{white-space:pre-wrap;word-break:break-word;font-size:12px;margin-top:2px}
 `;
 
 const CLASS_COLOUR: Record<string, string> = { fatal: "#b2182b", benign: "#1a7f37", undetermined: "#8a939c" };
@@ -132,7 +135,7 @@ function heatmap(d: ReportData): string {
   const cellH = 22;
   const top = 40;
   const width = labelW + codes.length * cellW + 10;
-  const height = top + groups.length * cellH + 40;
+  const height = top + groups.length * cellH + 58;
   const names = new Map(d.taxonomy.modes.map((m) => [m.code, m.name]));
   const head = codes
     .map((c, j) => `<text x="${labelW + j * cellW + cellW / 2}" y="${top - 10}" text-anchor="middle" font-size="12" font-weight="600"><title>${esc(`FM-${c} ${names.get(c) ?? ""}`)}</title>${esc(c)}</text>`)
@@ -148,15 +151,20 @@ function heatmap(d: ReportData): string {
           const p = m?.prevalence.all ?? null;
           const colour = heat(p);
           const x = labelW + j * cellW;
-          const tip = m ? `${g.value} · FM-${c} ${m.name}: ${m.counts.all} of ${m.judged.all} annotated traces` : `${g.value} · FM-${c}: not judged`;
-          return `<g><title>${esc(tip)}</title><rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" fill="${colour.fill}" rx="2"/>${stat(`statistics[${i}].modes[${mi}].prevalence.all`, p, "pct", "text", ` x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle" font-size="11" fill="${colour.text}"`)}</g>`;
+          // not measured (no detector or judge examined the mode in this group): hatched, never a white 0%
+          const unmeasured = !m || (m.judged.all === 0 && g.annotated > 0);
+          const partly = m && m.judged.all > 0 && m.judged.all < g.annotated ? ` (measured on ${m.judged.all} of ${g.annotated} annotated traces)` : "";
+          const tip = unmeasured
+            ? `${g.value} · FM-${c}${m ? ` ${m.name}` : ""}: not measured — no detector or judge examined it (unknown, not absent)`
+            : `${g.value} · FM-${c} ${m!.name}: ${m!.counts.all} of ${m!.judged.all} annotated traces${partly}`;
+          return `<g${unmeasured ? ` data-not-measured="FM-${esc(c)}"` : ""}><title>${esc(tip)}</title><rect x="${x + 1}" y="${y + 1}" width="${cellW - 2}" height="${cellH - 2}" fill="${unmeasured ? "url(#not-measured)" : colour.fill}" rx="2"/>${stat(`statistics[${i}].modes[${mi}].prevalence.all`, p, "pct", "text", ` x="${x + cellW / 2}" y="${y + cellH / 2 + 4}" text-anchor="middle" font-size="11" fill="${colour.text}"`)}</g>`;
         })
         .join("");
       return label + cells;
     })
     .join("");
   const legendY = top + groups.length * cellH + 16;
-  const legend = `<defs><linearGradient id="heat-legend"><stop offset="0" stop-color="${heat(0).fill}"/><stop offset="1" stop-color="${heat(1).fill}"/></linearGradient></defs><rect x="${labelW}" y="${legendY}" width="200" height="10" fill="url(#heat-legend)" stroke="#d8dde3"/><text x="${labelW - 8}" y="${legendY + 9}" text-anchor="end" font-size="11">0%</text><text x="${labelW + 208}" y="${legendY + 9}" font-size="11">100% of annotated traces</text>`;
+  const legend = `<defs><linearGradient id="heat-legend"><stop offset="0" stop-color="${heat(0).fill}"/><stop offset="1" stop-color="${heat(1).fill}"/></linearGradient><pattern id="not-measured" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#eef1f4"/><line x1="0" y1="0" x2="0" y2="6" stroke="#b8c0c8" stroke-width="2"/></pattern></defs><rect x="${labelW}" y="${legendY}" width="200" height="10" fill="url(#heat-legend)" stroke="#d8dde3"/><text x="${labelW - 8}" y="${legendY + 9}" text-anchor="end" font-size="11">0%</text><text x="${labelW + 208}" y="${legendY + 9}" font-size="11">100% of annotated traces</text><rect x="${labelW}" y="${legendY + 18}" width="20" height="10" fill="url(#not-measured)" stroke="#d8dde3"/><text x="${labelW + 26}" y="${legendY + 27}" font-size="11">not measured: no detector or judge examined the mode (unknown, not 0%)</text>`;
   return `<div class="scroll"><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Prevalence of each failure mode per model" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${head}${body}${legend}</svg></div>`;
 }
 
@@ -178,13 +186,22 @@ function deltaChart(g: GroupStats, i: number): string {
       const d = m.delta_pp;
       const colour = CLASS_COLOUR[m.class] ?? "#8a939c";
       const key = `statistics[${i}].modes[${j}]`;
-      const tip = `FM-${m.code} ${m.name}: failed ${m.counts.failed}/${m.judged.failed}, successful ${m.counts.successful}/${m.judged.successful}; ${m.class} — ${m.reason}`;
+      const unmeasured = m.judged.all === 0;
+      const ind = m.independent.counts;
+      const circular = m.counts.all > ind.all;
+      const all = m.delta_pp_all_findings;
+      const tip = unmeasured
+        ? `FM-${m.code} ${m.name}: not measured — no detector or judge examined it, so there is nothing to compare (unknown, not absent)`
+        : `FM-${m.code} ${m.name}: failed ${ind.failed}/${m.independent.judged.failed}, successful ${ind.successful}/${m.independent.judged.successful} on outcome-independent evidence; ${m.class} — ${m.reason}` +
+          (circular ? `. Over all findings (incl. those made because the run failed, circular): failed ${m.counts.failed}/${m.judged.failed}, Δ ${formatNumber(all.value, "pp")} pp (hollow marker)` : "");
+      // the circular all-findings delta, for reference: a hollow marker, never a bar
+      const hollow = circular && all.value !== null ? `<circle data-circular="FM-${esc(m.code)}" cx="${x(all.value)}" cy="${y + rowH / 2}" r="3.5" fill="none" stroke="#5c6670" stroke-width="1.2"/>` : "";
       const bar =
         d.value === null
           ? ""
           : `<rect x="${Math.min(x(0), x(d.value))}" y="${y + 3}" width="${Math.max(1, Math.abs(x(d.value) - x(0)))}" height="${rowH - 6}" fill="${colour}" opacity="0.8"/>` +
             (d.lo !== null && d.hi !== null ? `<line x1="${x(d.lo)}" y1="${y + rowH / 2}" x2="${x(d.hi)}" y2="${y + rowH / 2}" stroke="#1d2125" stroke-width="1.2"/><line x1="${x(d.lo)}" y1="${y + 4}" x2="${x(d.lo)}" y2="${y + rowH - 4}" stroke="#1d2125"/><line x1="${x(d.hi)}" y1="${y + 4}" x2="${x(d.hi)}" y2="${y + rowH - 4}" stroke="#1d2125"/>` : "");
-      return `<g><title>${esc(tip)}</title><text x="${labelW - 6}" y="${y + rowH / 2 + 4}" text-anchor="end" font-size="11">${esc(m.code)}</text>${bar}${stat(`${key}.delta_pp.value`, d.value, "pp", "text", ` x="${labelW + plotW + 8}" y="${y + rowH / 2 + 4}" font-size="11" fill="${colour}" font-weight="${m.class === "fatal" ? 700 : 400}"`)}<text x="${labelW + plotW + 52}" y="${y + rowH / 2 + 4}" font-size="10" fill="${colour}">${esc(m.class)}</text></g>`;
+      return `<g><title>${esc(tip)}</title><text x="${labelW - 6}" y="${y + rowH / 2 + 4}" text-anchor="end" font-size="11">${esc(m.code)}</text>${bar}${stat(`${key}.delta_pp.value`, d.value, "pp", "text", ` x="${labelW + plotW + 8}" y="${y + rowH / 2 + 4}" font-size="11" fill="${colour}" font-weight="${m.class === "fatal" ? 700 : 400}"`)}<text x="${labelW + plotW + 52}" y="${y + rowH / 2 + 4}" font-size="10" fill="${unmeasured ? "#8a939c" : colour}"${unmeasured ? ` data-not-measured="FM-${esc(m.code)}" font-style="italic"` : ""}>${unmeasured ? "not measured" : esc(m.class)}</text>${hollow}</g>`;
     })
     .join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(`Failed minus successful prevalence per mode for ${g.value}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${axis}${rows}</svg>`;
@@ -372,13 +389,28 @@ function outcomeCell(t: TraceEntry): string {
   return `<span class="unk">unknown</span>${score}`;
 }
 
+/** The trace's decisive step (index, agent, mode, rationale), or why it has none; a dash when the record does not say. */
+function decisiveCell(t: TraceEntry, cut: number): string {
+  const clip = (s: string) => (s.length > cut ? `${s.slice(0, cut)}… (${s.length - cut} more characters)` : s);
+  if (t.decisive === null) return `<div class="dec none" data-decisive="none">no decisive step: ${esc(clip(t.decisive_reason || "no reason given"))}</div>`;
+  if (!t.decisive) return `<span class="unk">–</span>`;
+  const x = t.decisive;
+  const agent = x.agent === null ? `<span class="unk">agent unknown</span>` : esc(x.agent);
+  const basis = x.basis.length ? ` · based on ${esc(x.basis.join(", "))}` : "";
+  return `<div class="dec" data-decisive-step="${esc(x.step)}"><b>step ${esc(x.step)}</b> · ${agent} · FM-${esc(x.mode)} ${esc(x.name)}<br><span class="ci">confidence ${esc(x.confidence.toFixed(2))}${basis}</span>${x.rationale ? `<div class="why">${esc(clip(x.rationale))}</div>` : ""}</div>`;
+}
+
 function traceRows(d: ReportData, opts: HtmlOptions): string {
   const max = opts.maxTraces ?? 5000;
   const cut = opts.maxEvidence ?? 600;
   const shown = d.traces.slice(0, max);
   const rows = shown
     .map((t, n) => {
-      const modes = t.modes === null ? `<span class="unk">not annotated</span>${t.error ? `<br><span class="ci">${esc(t.error)}</span>` : ""}` : t.modes.length ? t.modes.map((c) => `<span class="badge">FM-${esc(c)}</span>`).join("") : `<span class="unk">none</span>`;
+      const unmeasured = t.unmeasured?.length ? `<br><span class="ci" data-unmeasured="${esc(t.unmeasured.join(" "))}" title="${esc(t.unmeasured.map((c) => `FM-${c}`).join(", "))}">${t.unmeasured.length} not measured</span>` : "";
+      const modes =
+        t.modes === null
+          ? `<span class="unk">not annotated</span>${t.error ? `<br><span class="ci">${esc(t.error)}</span>` : ""}`
+          : (t.modes.length ? t.modes.map((c) => `<span class="badge">FM-${esc(c)}</span>`).join("") : `<span class="unk">none found</span>`) + unmeasured;
       const findings = t.findings
         .map((f) => {
           const quote = f.evidence.length > cut ? `${f.evidence.slice(0, cut)}… (${f.evidence.length - cut} more characters)` : f.evidence;
@@ -386,11 +418,11 @@ function traceRows(d: ReportData, opts: HtmlOptions): string {
           return `<details><summary>FM-${esc(f.mode)} ${esc(f.name)} · ${esc(where)} · confidence ${esc(f.confidence.toFixed(2))}</summary><blockquote>${esc(quote)}</blockquote><span class="ci">${esc(f.detector)}${f.rationale ? ` — ${esc(f.rationale)}` : ""}</span></details>`;
         })
         .join("");
-      return `<tr data-trace="${esc(t.trace_id)}"><td class="n">${n + 1}</td><td class="id">${esc(t.trace_id)}<br><small>${esc(t.source.file)} #${esc(t.source.index)} · ${esc(t.source.format)}</small></td><td>${esc(t.model)}</td><td>${outcomeCell(t)}</td><td>${modes}</td><td>${findings || `<span class="unk">—</span>`}</td></tr>`;
+      return `<tr data-trace="${esc(t.trace_id)}"><td class="n">${n + 1}</td><td class="id">${esc(t.trace_id)}<br><small>${esc(t.source.file)} #${esc(t.source.index)} · ${esc(t.source.format)}</small></td><td>${esc(t.model)}</td><td>${outcomeCell(t)}</td><td>${modes}</td><td>${decisiveCell(t, cut)}</td><td>${findings || `<span class="unk">—</span>`}</td></tr>`;
     })
     .join("");
   const more = d.traces.length > shown.length ? `<p class="note">${d.traces.length - shown.length} more traces are not shown here; every trace is in findings.jsonl and traces.csv.</p>` : "";
-  return `<div class="scroll"><table><thead><tr><th class="n">#</th><th>trace</th><th>model</th><th>outcome</th><th>modes</th><th>evidence (click a finding to read the quote)</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`;
+  return `<div class="scroll"><table><thead><tr><th class="n">#</th><th>trace</th><th>model</th><th>outcome</th><th>modes</th><th>decisive step</th><th>evidence (click a finding to read the quote)</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`;
 }
 
 /** The Content-Security-Policy of the page: nothing may load or run; only the page's own style block applies. */
@@ -405,12 +437,12 @@ export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
   const catalogue = s.interventions[0]?.catalogue;
   const body = [
     section("models", "Models", modelsTable(d), "Success rate with a Wilson 95% interval; modes per failed trace: mean distinct MAST modes per annotated failed trace, with a t interval. Unknown outcomes are left out of every successful-vs-failed comparison."),
-    section("heatmap", "Models × failure modes", heatmap(d), "Share of each model's annotated traces in which the mode was found (hover a cell for the counts)."),
+    section("heatmap", "Models × failure modes", heatmap(d), "Share of each model's annotated traces in which the mode was found, over every finding (hover a cell for the counts). Hatched cells were not measured: no detector or judge examined the mode, which is unknown — not 0%."),
     section(
       "deltas",
       "Successful vs failed, per model",
       deltas(d),
-      `Prevalence among failed minus prevalence among successful traces, in percentage points, with its Newcombe 95% interval. Colour is the mode's class in that model: <span class="bad">fatal</span> (more common in failures by both the interval and Fisher's exact test), <span class="ok">benign</span> (no excess in failures and demonstrably present in successes), <span class="unk">undetermined</span>.`,
+      `Prevalence among failed minus prevalence among successful traces, in percentage points, with its Newcombe 95% interval, counting only <b>outcome-independent evidence</b>: a finding made because the run failed (its basis is the scored outcome) cannot show that the mode goes with failure, so it is left out of the bar, the test and the class; where such findings exist, a hollow circle marks the delta over all findings (circular, for reference only). A mode no detector or judge examined is marked <i>not measured</i>. Colour is the mode's class in that model: <span class="bad">fatal</span> (more common in failures by both the interval and Fisher's exact test), <span class="ok">benign</span> (no excess in failures and demonstrably present in successes), <span class="unk">undetermined</span>.`,
     ),
     section("modes-per-failed", "Modes per failed trace", modesPerFailed(d), "How many distinct modes each annotated failed trace shows: a few isolated failures, or a cascade."),
     section("cooccurrence", "Co-occurrence", cooccurrence(d), "Pairs of modes found in the same trace (top 10 per model). Lift = n·both / (n_a·n_b): 1 is independence, above 1 the modes come together more than chance."),
@@ -430,7 +462,7 @@ export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
           ),
         ]
       : []),
-    section("traces", "Traces", traceRows(d, opts), "Every finding cites steps and a verbatim quote from the trace. Trace text is shown as text: it is escaped and never executed."),
+    section("traces", "Traces", traceRows(d, opts), "Every finding cites steps and a verbatim quote from the trace. The decisive step of a failed run is where, and by which agent, it first went wrong (a 0-based step index of the recorded trace). Trace text is shown as text: it is escaped and never executed."),
   ].join("");
   return `<!doctype html>
 <html lang="en">

@@ -3,6 +3,7 @@ import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
 import type { ReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
 import { formatNumber } from "./html.js";
+import { measurementNotes } from "./text.js";
 
 /*
  * report.md: the same statistics as report.html, as Markdown tables (no per-trace evidence: that is what the HTML and
@@ -41,8 +42,9 @@ function modeTable(g: GroupStats): string {
       formatNumber(m.p_value, "p"),
       m.class,
     ]);
-  if (rows.length === 0) return "No mode found in this group's annotated traces.";
-  return table(["mode", "name", "all", "successful", "failed", "Δ pp [95% CI]", "p", "class"], rows, [2, 3, 4, 5, 6]);
+  const notes = measurementNotes(g).map(mdText).join("\n\n");
+  if (rows.length === 0) return `No mode found in this group's annotated traces.${notes ? `\n\n${notes}` : ""}`;
+  return table(["mode", "name", "all", "successful", "failed", "Δ pp [95% CI]", "p", "class"], rows, [2, 3, 4, 5, 6]) + (notes ? `\n\n${notes}` : "");
 }
 
 /** Highlights listed per kind at most in report.md; all are in summary.json `replay.highlights` and report.html. */
@@ -185,7 +187,7 @@ export function renderMarkdown(d: ReportData): string {
   );
   out.push(`## Per model`, "");
   out.push(
-    "Counts are traces with the mode / traces where it was judged. Δ = failed − successful prevalence in percentage points with a Newcombe 95% interval; p = Fisher's exact test; class: fatal (more common in failures by both), benign (no excess, present in successes), undetermined.",
+    "Counts are traces with the mode / traces where it was measured (a mode no detector or judge examined is not measured: unknown, never counted as absent). Δ = failed − successful prevalence in percentage points with a Newcombe 95% interval, counting only outcome-independent evidence (a finding made because the run failed cannot show that the mode goes with failure); p = Fisher's exact test on the same counts; class: fatal (more common in failures by both), benign (no excess, present in successes), undetermined.",
     "",
   );
   s.statistics.forEach((g, i) => {

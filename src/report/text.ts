@@ -29,6 +29,32 @@ function groupHeading(g: GroupStats, by: string | null): string {
   return `${by ? `${safe(by)} = ${safe(g.value)}` : "all traces"}: ${g.traces} traces (${g.annotated} annotated), ${sr}${g.unknown_outcome ? `, ${g.unknown_outcome} unknown` : ""}${mpf}`;
 }
 
+/**
+ * What a group's table leaves unsaid: modes found only because the run failed (left out of Δ, p and class, with the
+ * circular all-findings Δ beside), and modes no annotator measured (unknown, not absent).
+ */
+export function measurementNotes(g: GroupStats, code = (c: string) => `FM-${c}`): string[] {
+  const out: string[] = [];
+  const circular = g.modes.filter((m) => m.counts.all > m.independent.counts.all);
+  if (circular.length)
+    out.push(
+      `Δ, p and class count outcome-independent evidence only (circularity); found only through the outcome: ${circular
+        .map((m) => {
+          const n = m.counts.all - m.independent.counts.all;
+          const d = m.delta_pp_all_findings.value;
+          return `${code(m.code)} in ${n} trace${n === 1 ? "" : "s"} (${d === null ? "" : `Δ over all findings ${pp(d)} pp, `}circular)`;
+        })
+        .join("; ")}.`,
+    );
+  if (g.annotated > 0) {
+    const none = g.modes.filter((m) => m.judged.all === 0).map((m) => code(m.code));
+    if (none.length) out.push(`Not measured (no detector or judge examined them; unknown, not absent): ${none.join(", ")}.`);
+    const part = g.modes.filter((m) => m.judged.all > 0 && m.judged.all < g.annotated);
+    if (part.length) out.push(`Measured on part of the annotated traces only: ${part.map((m) => `${code(m.code)} ${m.judged.all}/${g.annotated}`).join(", ")}.`);
+  }
+  return out;
+}
+
 /** `faultline stats`: per group, the modes seen with prevalence, Δ, p and class, then the top interventions. */
 export function statsText(report: GroupReport, interventions: GroupInterventions[] = [], topInterventions = 3): string {
   const out: string[] = [];
@@ -47,6 +73,7 @@ export function statsText(report: GroupReport, interventions: GroupInterventions
         m.class,
       ]);
     out.push(rows.length ? columns(["mode", "name", "all", "successful", "failed", "Δ pp [95% CI]", "p", "class"], rows, [2, 3, 4, 5, 6]) : "  no mode found");
+    out.push(...measurementNotes(g));
     const iv = interventions[i]?.ranking.filter((r) => r.leverage > 0).slice(0, topInterventions) ?? [];
     if (iv.length) {
       out.push("Interventions by leverage:");
@@ -61,7 +88,8 @@ function agreementRows(modes: ModeAgreement[]): string[][] {
   return modes.map((m) => [
     m.code.startsWith("FC") ? m.code : `FM-${m.code}`,
     String(m.n),
-    `${m.tp}/${m.fp}/${m.fn}/${m.tn}`,
+    m.n === 0 && m.not_measured > 0 ? "not measured" : `${m.tp}/${m.fp}/${m.fn}/${m.tn}`,
+    m.not_measured ? String(m.not_measured) : "",
     num2(m.precision),
     num2(m.recall),
     num2(m.f1),
@@ -86,8 +114,12 @@ export function agreementText(r: AgreementReport, maxIds = 10): string {
   const v = r.vectors;
   if (v.compared > 0) {
     out.push(`Failure vectors compared on ${v.compared} matched traces${v.reference_without ? ` (${v.reference_without} references carry no vector` : ""}${v.predicted_without ? `${v.reference_without ? ", " : " ("}${v.predicted_without} predictions carry none` : ""}${v.reference_without || v.predicted_without ? ")" : ""}.`);
-    const headers = ["mode", "n", "tp/fp/fn/tn", "precision", "recall", "F1", "kappa", "accuracy"];
-    out.push(columns(headers, [...agreementRows(r.modes), ...agreementRows(r.rollups)], [1, 3, 4, 5, 6, 7]));
+    const headers = ["mode", "n", "tp/fp/fn/tn", "unmeasured", "precision", "recall", "F1", "kappa", "accuracy"];
+    out.push(columns(headers, [...agreementRows(r.modes), ...agreementRows(r.rollups)], [1, 3, 4, 5, 6, 7, 8]));
+    if (r.not_measured.length)
+      out.push(`Not measured by the prediction (no detector or judge examined them; left out of every score, never counted as negatives): ${r.not_measured.map((c) => `FM-${c}`).join(", ")}.`);
+    if (r.modes.some((m) => m.n > 0 && m.not_measured > 0))
+      out.push("unmeasured = matched traces with a reference label where the prediction did not measure the mode: left out of that mode's table.");
     out.push(
       `macro (over ${r.macro.modes} modes): precision ${num2(r.macro.precision)}, recall ${num2(r.macro.recall)}, F1 ${num2(r.macro.f1)}, kappa ${num2(r.macro.kappa)}, accuracy ${num2(r.macro.accuracy)}`,
     );

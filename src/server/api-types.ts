@@ -9,7 +9,7 @@ import type { Diagnosis, Trace } from "../trace/index.js";
 
 export type { GroupStats, ModeStats, CoOccurrence, Range, GroupInterventions, RankedIntervention } from "../analysis/index.js";
 export type { RunFacets, TracePage, TraceListRow, TraceSortKey, OutcomeFilter } from "../store/queries.js";
-export type { Diagnosis, Trace, Step, Finding, GoldLabels } from "../trace/index.js";
+export type { Diagnosis, Decisive, Trace, Step, Finding, GoldLabels } from "../trace/index.js";
 
 export interface RunSummary extends RunInfo {
   /** Annotators with diagnoses in this run (the run's own first). */

@@ -6,7 +6,7 @@ import { Store } from "../store/index.js";
 import type { Comparison, Overview, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import { createApp } from "./app.js";
 import { loadUiAssets } from "./assets.js";
-import { buildFixtureStore, HOSTILE_MODEL, type FixtureStore } from "./fixtures.js";
+import { buildFixtureStore, HOSTILE_MODEL, recordDecisive, type FixtureStore } from "./fixtures.js";
 import { startServer } from "./index.js";
 
 let root: string;
@@ -196,6 +196,30 @@ describe("trace detail", () => {
     // Without a run: the most recently updated run that holds the id (run B was analysed last).
     const latest = (await get<TraceDetail>(`/api/trace?id=${encodeURIComponent(id)}`)).body;
     expect(latest.run.id).toBe(fx.runB);
+  });
+
+  it("returns the diagnosis's decisive step, or null with the reason there is none", async () => {
+    const failed = diagnosesA()
+      .filter((d) => d.outcome.success === false && !d.trace_id.startsWith("hostile:"))
+      .map((d) => d.trace_id)
+      .sort();
+    const [withStep, without] = [failed[0]!, failed[1]!];
+    const rationale = `Repeated the lookup instead of reading its result <img src=x onerror="alert(1)">`;
+    const stored = recordDecisive(store, fx.runA, withStep, { mode: "1.3", step: 2, basis: ["steps"], confidence: 0.8, rationale });
+    recordDecisive(store, fx.runA, without, null, "no step is on the causal path to the failure");
+
+    const a = (await get<TraceDetail>(`/api/trace?id=${encodeURIComponent(withStep)}&run=${fx.runA}`)).body;
+    expect(a.diagnosis?.decisive).toEqual({ mode: "1.3", step: 2, agent: a.trace.steps[2]!.agent, basis: ["steps"], confidence: 0.8, rationale });
+    expect(a.diagnosis?.decisive).toEqual(stored.decisive);
+    expect(a.diagnosis?.decisive_reason).toBeUndefined();
+    expect(a.diagnosis!.decisive!.step).toBeLessThan(a.trace.steps.length);
+
+    const b = (await get<TraceDetail>(`/api/trace?id=${encodeURIComponent(without)}&run=${fx.runA}`)).body;
+    expect(b.diagnosis?.decisive).toBeNull();
+    expect(b.diagnosis?.decisive_reason).toBe("no step is on the causal path to the failure");
+    // the rest of the record is unchanged by recording it
+    const before = diagnosesA().find((d) => d.trace_id === without)!;
+    expect(b.diagnosis?.findings).toEqual(before.findings);
   });
 
   it("404s an unknown trace and 400s a missing id", async () => {

@@ -7,7 +7,7 @@ import { analyze } from "../pipeline/index.js";
 import { Store } from "../store/index.js";
 import { corpus } from "../testing/corpus.js";
 import { PACKAGE_ROOT } from "./assets.js";
-import { buildFixtureStore, HOSTILE_MODEL, XSS, type FixtureStore } from "./fixtures.js";
+import { buildFixtureStore, HOSTILE_MODEL, recordDecisive, XSS, type FixtureStore } from "./fixtures.js";
 import { startServer, type RunningServer } from "./index.js";
 
 /*
@@ -28,6 +28,12 @@ let store: Store;
 let server: RunningServer;
 let context: BrowserContext;
 let profile: string;
+/** Run A's traces with a recorded decisive step (every hostile one, at step 1), and one failed trace without. */
+const DECISIVE_STEP = 1;
+const DECISIVE_RATIONALE = `Acted on the lookup's output without checking it: ${XSS.script} ${XSS.img}`;
+const NO_DECISIVE_REASON = `no step is on the causal path ${XSS.img}`;
+let decisiveIds: string[];
+let noDecisiveId: string;
 
 // Callbacks passed to page.evaluate run in the page; this file is type-checked for Node (no DOM types), so the
 // page's globals are declared loosely here, for this module only.
@@ -40,6 +46,12 @@ describe.skipIf(!haveBrowser && !process.env.CI)("dashboard in Chromium", () => 
     fx = await buildFixtureStore(root, 60);
     corpusRun = (await analyze([corpus("tau-bench"), corpus("who_and_when")], { out: join(root, "out-corpus"), db: fx.db })).runId;
     store = new Store(fx.db);
+    // The dashboard shows whatever decisive step the record holds: recorded here as the pipeline would.
+    const ofA = store.diagnoses(fx.runA);
+    decisiveIds = ofA.filter((d) => d.trace_id.startsWith("hostile:")).map((d) => d.trace_id);
+    for (const id of decisiveIds) recordDecisive(store, fx.runA, id, { mode: "1.3", step: DECISIVE_STEP, basis: ["steps", "outcome"], confidence: 0.75, rationale: DECISIVE_RATIONALE });
+    noDecisiveId = ofA.find((d) => d.outcome.success === false && !d.trace_id.startsWith("hostile:"))!.trace_id;
+    recordDecisive(store, fx.runA, noDecisiveId, null, NO_DECISIVE_REASON);
     server = await startServer(store, { port: 0 });
     profile = mkdtempSync(join(tmpdir(), "faultline-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
@@ -144,6 +156,69 @@ describe.skipIf(!haveBrowser && !process.env.CI)("dashboard in Chromium", () => 
     const box = (await mark.boundingBox())!;
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y).toBeLessThan(900);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows the decisive step in a panel, highlights that step apart from the evidence, and scrolls to it", async () => {
+    const { page, problems } = await openPage();
+    // the hostile trace with the 80-line output: long enough that its step 1 is off-screen once scrolled down
+    const id = decisiveIds.find((x) => x.startsWith("hostile:<b>0</b>"))!;
+    const trace = store.trace(fx.runA, id)!;
+    const agent = trace.steps[DECISIVE_STEP]!.agent;
+    await drawn(page, "trace", () => page.goto(`${server.url}/traces/${encodeURIComponent(id)}?run=${fx.runA}`));
+
+    const panel = page.locator("aside .decisive-panel");
+    expect(await panel.isVisible()).toBe(true);
+    expect(await panel.getAttribute("data-decisive-step")).toBe(String(DECISIVE_STEP));
+    const text = await panel.innerText();
+    expect(text).toContain("Decisive step");
+    expect(text).toContain(`#${DECISIVE_STEP}`);
+    expect(text).toContain(agent); // the hostile agent name, as text
+    expect(text).toContain("1.3");
+    expect(text).toContain("Step repetition");
+    expect(text).toContain("75%");
+    expect(text).toContain(DECISIVE_RATIONALE); // markup in the rationale is text
+    expect(await panel.locator("img, script").count()).toBe(0);
+
+    // exactly that step is highlighted, with its own badge and an outline the other steps lack
+    const marked = page.locator("li.step.decisive-step");
+    expect(await marked.count()).toBe(1);
+    expect(await marked.getAttribute("data-step")).toBe(String(DECISIVE_STEP));
+    expect(await marked.locator(".badge.decisive").innerText()).toBe("decisive step");
+    type Styled = { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { outlineStyle: string; outlineColor: string } } } };
+    const outline = (sel: string) => page.locator(sel).evaluate((el: Styled) => el.ownerDocument.defaultView.getComputedStyle(el).outlineStyle);
+    expect(await outline("li.step.decisive-step")).toBe("solid");
+    expect(await outline(`li.step[data-step="${DECISIVE_STEP + 1}"]`)).toBe("none");
+    // distinct from the finding-evidence highlight: no step is cited until a finding is chosen
+    expect(await page.locator("li.step.cited").count()).toBe(0);
+
+    // scrolled away, the button brings the step back into view
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    const offscreen = (await marked.boundingBox())!;
+    expect(offscreen.y + offscreen.height).toBeLessThan(0);
+    await panel.locator("button[data-decisive-jump]").click();
+    await page.waitForFunction((n) => {
+      const r = document.querySelector(`li.step[data-step="${n}"]`).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    }, DECISIVE_STEP);
+    expect(await marked.isVisible()).toBe(true);
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOT_DIR, "decisive-step.png") });
+
+    // choosing a finding highlights its evidence and leaves the decisive step marked
+    await page.locator("li.finding").first().click();
+    expect(await page.locator("li.step.cited").count()).toBeGreaterThan(0);
+    expect(await page.locator("li.step.decisive-step").count()).toBe(1);
+
+    // a record that says there is no decisive step: the panel gives the reason, no step is marked
+    await drawn(page, "trace", () => page.goto(`${server.url}/traces/${encodeURIComponent(noDecisiveId)}?run=${fx.runA}`));
+    expect(await page.locator("aside .decisive-panel[data-decisive='none']").innerText()).toContain(`No decisive step: ${NO_DECISIVE_REASON}`);
+    expect(await page.locator("li.step.decisive-step").count()).toBe(0);
+    // run B's copy of the trace, as its record has it: no panel when the record does not address a decisive step
+    const inB = store.diagnoses(fx.runB).find((d) => d.trace_id === id)!;
+    await drawn(page, "trace", () => page.goto(`${server.url}/traces/${encodeURIComponent(id)}?run=${fx.runB}`));
+    expect(await page.locator("aside .decisive-panel").count()).toBe(inB.decisive === undefined ? 0 : 1);
     expect(problems).toEqual([]);
     await page.close();
   });

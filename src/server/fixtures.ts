@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyze } from "../pipeline/index.js";
-import { buildTrace, type StepDraft, type Trace } from "../trace/index.js";
+import { traceDiagnosis } from "../store/queries.js";
+import type { Store } from "../store/index.js";
+import { buildTrace, type Decisive, type Diagnosis, type StepDraft, type Trace } from "../trace/index.js";
 
 /*
  * Small synthetic trace sets for the dashboard's tests, written as canonical JSONL and run through the real pipeline
@@ -111,4 +113,23 @@ export async function buildFixtureStore(root: string, n = 60): Promise<FixtureSt
   const runA = (await analyze([a], { out: join(root, "out-a"), db })).runId;
   const runB = (await analyze([b], { out: join(root, "out-b"), db })).runId;
   return { db, runA, runB };
+}
+
+/**
+ * Records a decisive step on one stored diagnosis (the run's own annotator), as the pipeline would: `decisive` is
+ * given without its agent, which is read off the trace's step; null records "no decisive step" with `reason`.
+ * Returns the stored diagnosis.
+ */
+export function recordDecisive(store: Store, runId: string, traceId: string, decisive: Omit<Decisive, "agent"> | null, reason = ""): Diagnosis {
+  const run = store.run(runId);
+  const trace = store.trace(runId, traceId);
+  const diagnosis = run && trace ? traceDiagnosis(store, runId, traceId, run.annotator) : undefined;
+  if (!trace || !diagnosis) throw new Error(`no diagnosed trace ${traceId} in run ${runId}`);
+  const updated: Diagnosis =
+    decisive === null
+      ? { ...diagnosis, decisive: null, decisive_reason: reason }
+      : { ...diagnosis, decisive: { ...decisive, agent: trace.steps[decisive.step]?.agent ?? null } };
+  if (decisive !== null) delete updated.decisive_reason;
+  store.saveBatch(runId, [{ trace, diagnosis: updated }]);
+  return updated;
 }

@@ -38,9 +38,15 @@ export interface TraceListRow {
   /** true / false / null (unknown or not diagnosed). */
   success: boolean | null;
   score: number | null;
+  /** Modes found (1s of the failure vector); unmeasured modes count as nothing. Null when the trace was not annotated. */
   mode_count: number | null;
   /** Codes of the modes present (from the diagnosis's failure vector); null when the trace was not annotated. */
   modes: string[] | null;
+  /**
+   * Codes of the modes no detector or judge examined on this trace (null in the failure vector): unknown, neither
+   * found nor absent. Null when the trace was not annotated.
+   */
+  unmeasured: string[] | null;
   error: string | null;
 }
 
@@ -62,6 +68,11 @@ export interface RunFacets {
   outcomes: { success: number; failure: number; unknown: number };
   /** Traces with at least one finding of each mode (by this annotator). */
   modes: Facet[];
+  /**
+   * Per mode of the stored failure vectors: annotated traces where it was measured (1 or 0), of `annotated`. A mode
+   * with `measured: 0` was examined by no detector or judge: not measured, which is not the same as never found.
+   */
+  coverage: { code: string; measured: number; annotated: number }[];
   annotators: Facet[];
 }
 
@@ -162,10 +173,17 @@ export function listTraces(store: Store, runId: string, q: TraceQuery): TracePag
       success: r.success === null ? null : r.success === 1,
       score: r.score,
       mode_count: r.mode_count,
-      modes: r.modes === null ? null : Object.entries(JSON.parse(r.modes) as Record<string, number>).filter(([, v]) => v === 1).map(([k]) => k),
+      ...vectorCodes(r.modes),
       error: r.error,
     })),
   };
+}
+
+/** A stored failure vector as the codes present and the codes not measured (null entries). */
+function vectorCodes(json: string | null): { modes: string[] | null; unmeasured: string[] | null } {
+  if (json === null) return { modes: null, unmeasured: null };
+  const v = Object.entries(JSON.parse(json) as Record<string, 0 | 1 | null>);
+  return { modes: v.filter(([, x]) => x === 1).map(([k]) => k), unmeasured: v.filter(([, x]) => x === null).map(([k]) => k) };
 }
 
 /** The values the trace filters can take in one run, with counts. */
@@ -182,7 +200,21 @@ export function runFacets(store: Store, runId: string, annotator: string): RunFa
     outcomes,
     modes: facet("SELECT mode AS value, count(DISTINCT trace_id) AS count FROM findings WHERE run_id = ? AND annotator = ? GROUP BY mode ORDER BY mode", runId, annotator),
     annotators: facet("SELECT annotator AS value, count(*) AS count FROM diagnoses WHERE run_id = ? GROUP BY annotator ORDER BY annotator", runId),
+    coverage: modeCoverage(store, runId, annotator),
   };
+}
+
+/** Per mode of the run's failure vectors (one annotator): annotated traces where it was measured (not null). */
+export function modeCoverage(store: Store, runId: string, annotator: string): RunFacets["coverage"] {
+  const annotated = (store.db.prepare("SELECT count(*) AS n FROM diagnoses WHERE run_id = ? AND annotator = ? AND modes IS NOT NULL").get(runId, annotator) as { n: number }).n;
+  const rows = store.db
+    .prepare(
+      "SELECT j.key AS code, sum(CASE WHEN j.type = 'null' THEN 0 ELSE 1 END) AS measured FROM diagnoses d, json_each(d.modes) j WHERE d.run_id = ? AND d.annotator = ? AND d.modes IS NOT NULL GROUP BY j.key",
+    )
+    .all(runId, annotator) as { code: string; measured: number }[];
+  return rows
+    .map((r) => ({ code: r.code, measured: r.measured, annotated }))
+    .sort((a, b) => a.code.localeCompare(b.code, undefined, { numeric: true }));
 }
 
 /** Annotators with diagnoses in a run (a run may carry a judge's diagnoses beside the rules'); reads only the key index. */

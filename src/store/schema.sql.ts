@@ -35,8 +35,8 @@ CREATE TABLE IF NOT EXISTS diagnoses (
   annotator TEXT NOT NULL,
   success INTEGER,               -- 1, 0 or NULL (unknown)
   score REAL,
-  modes TEXT,                    -- JSON failure vector, NULL when the trace could not be annotated
-  mode_count INTEGER,
+  modes TEXT,                    -- JSON failure vector {code: 1|0|null}, null = not measured; NULL when the trace could not be annotated
+  mode_count INTEGER,            -- modes found (the 1s); unmeasured modes count as nothing
   diagnosis TEXT NOT NULL,       -- the full findings.jsonl record
   error TEXT,
   PRIMARY KEY (run_id, trace_id, annotator)

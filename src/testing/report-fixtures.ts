@@ -75,3 +75,27 @@ export function hostileReplay(): ReplaySummary {
   const repeated: Finding = { mode: "1.3", confidence: 0.9, steps: [1, 3, 5, 6], evidence: HOSTILE.script, detector: "rules/step-repetition" };
   return replaySummary([{ trace: evil, findings: [repeated] }, { trace: calm, findings: [] }]);
 }
+
+/**
+ * hostileRun() with decisive steps recorded: the hostile trace's decisive step names a hostile agent and quotes
+ * hostile text in its rationale, one failed trace has none (with a hostile reason), one has a step without an agent;
+ * the rest predate the field (no `decisive`).
+ */
+export function decisiveRun(): Diagnosis[] {
+  const out = hostileRun();
+  const byId = (id: string) => out.find((d) => d.trace_id === id)!;
+  byId(HOSTILE.script).decisive = {
+    mode: "2.6",
+    step: 1,
+    agent: HOSTILE.script,
+    basis: ["steps", "outcome"],
+    confidence: 0.7,
+    rationale: `The agent acted on ${HOSTILE.img} ${HOSTILE.js} ${HOSTILE.broken}`,
+  };
+  byId("a-f0").decisive = { mode: "3.3", step: 4, agent: "planner", basis: ["steps"], confidence: 0.85, rationale: "Verification skipped before the final answer." };
+  byId("a-f1").decisive = { mode: "1.3", step: 2, agent: null, basis: ["steps"], confidence: 0.5, rationale: "" };
+  const none = byId("b-1");
+  none.decisive = null;
+  none.decisive_reason = `no step is on the causal path ${HOSTILE.script}`;
+  return out;
+}

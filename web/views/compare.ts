@@ -86,8 +86,18 @@ function cellClass(m: ModeShift): string {
   return m.delta_pp.value > 0 ? "up" : "down";
 }
 
+/** Which side did not measure the mode at all (no detector or judge examined it there), or null when both did. */
+function unmeasuredSide(m: ModeShift): string | null {
+  const a = m.a.judged === 0;
+  const b = m.b.judged === 0;
+  return a && b ? "A and B" : a ? "A" : b ? "B" : null;
+}
+
 function shiftTitle(m: ModeShift, g: GroupShift): string {
-  return `${g.group === "all" ? "All models" : g.group} · ${m.code} ${m.name}: A ${m.a.count}/${m.a.judged} (${pct(m.a.prevalence)}), B ${m.b.count}/${m.b.judged} (${pct(m.b.prevalence)}); B − A ${pp(m.delta_pp.value)} pp ${interval(m.delta_pp.lo, m.delta_pp.hi, (x) => pp(x, 0))}`;
+  const side = unmeasuredSide(m);
+  const head = `${g.group === "all" ? "All models" : g.group} · ${m.code} ${m.name}: `;
+  if (side) return `${head}not measured in ${side} (no detector or judge examined it), so there is nothing to compare`;
+  return `${head}A ${m.a.count}/${m.a.judged} (${pct(m.a.prevalence)}), B ${m.b.count}/${m.b.judged} (${pct(m.b.prevalence)}); B − A ${pp(m.delta_pp.value)} pp ${interval(m.delta_pp.lo, m.delta_pp.hi, (x) => pp(x, 0))}`;
 }
 
 function results(cmp: Comparison, group: string): HTMLElement {
@@ -127,8 +137,9 @@ function results(cmp: Comparison, group: string): HTMLElement {
             lo: m.delta_pp.lo,
             hi: m.delta_pp.hi,
             cls: m.a.count === 0 && m.b.count === 0 ? "absent" : cellClass(m),
-            note:
-              m.delta_pp.value === null
+            note: unmeasuredSide(m)
+              ? `not measured in ${unmeasuredSide(m)}`
+              : m.delta_pp.value === null
                 ? "no data"
                 : m.a.count === 0 && m.b.count === 0
                   ? "not found on either side"
@@ -157,7 +168,7 @@ function results(cmp: Comparison, group: string): HTMLElement {
             return h(
               "td",
               { class: `num shift ${none ? "none" : cellClass(m)}`, title: shiftTitle(m, g), "data-group": g.group },
-              m.delta_pp.value === null ? "–" : none ? "0" : `${arrow(m)}${pp(m.delta_pp.value)}`,
+              unmeasuredSide(m) ? "n/m" : m.delta_pp.value === null ? "–" : none ? "0" : `${arrow(m)}${pp(m.delta_pp.value)}`,
             );
           }),
         ),
@@ -199,7 +210,9 @@ function agreement(cmp: Comparison): HTMLElement {
             "tr",
             null,
             h("th", { scope: "row" }, `${m.code} ${m.name}`),
-            h("td", { class: "num" }, count(m.n)),
+            m.n === 0 && m.not_measured > 0
+              ? h("td", { class: "num muted not-measured", title: `B did not measure this mode on ${m.not_measured} shared traces: left out, never counted as a disagreement` }, "n/m")
+              : h("td", { class: "num" }, count(m.n)),
             h("td", { class: "num" }, count(m.tp)),
             h("td", { class: "num" }, count(m.fn)),
             h("td", { class: "num" }, count(m.fp)),

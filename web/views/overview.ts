@@ -79,7 +79,7 @@ export async function renderOverview(root: HTMLElement, route: Route, isCurrent:
     modelsTable(ov, tracesLink),
     section(
       "Failure modes by model",
-      "Share of annotated traces in which each MAST mode was found. Click a cell to list those traces.",
+      "Share of annotated traces in which each MAST mode was found, over every finding. n/m: not measured — no detector or judge examined the mode, which is unknown, not 0%. Click a cell to list those traces.",
       h(
         "div",
         { class: "scroll-x" },
@@ -92,11 +92,14 @@ export async function renderOverview(root: HTMLElement, route: Route, isCurrent:
             const g = groups.find((x) => groupKey(x) === row)!;
             const m = g.modes.find((x) => x.code === col);
             const name = `${col} ${modeName.get(col) ?? ""}`;
-            if (!m || m.judged.all === 0) return { value: null, text: "–", title: `${row === ALL ? "All models" : row} · ${name}: not judged` };
+            // not measured: no detector or judge examined the mode here — unknown, shown apart from a found-nowhere 0%
+            if (!m || m.judged.all === 0)
+              return { value: null, text: "n/m", notMeasured: true, title: `${row === ALL ? "All models" : row} · ${name}: not measured — no detector or judge examined it (unknown, not 0%)` };
+            const partly = m.judged.all < g.annotated ? ` — measured on ${m.judged.all} of ${g.annotated} annotated traces` : "";
             return {
               value: m.prevalence.all,
               text: pct(m.prevalence.all),
-              title: `${row === ALL ? "All models" : row} · ${name}: ${m.counts.all} of ${m.judged.all} traces (${pct(m.prevalence.all)}); failed ${m.counts.failed}/${m.judged.failed}, successful ${m.counts.successful}/${m.judged.successful}`,
+              title: `${row === ALL ? "All models" : row} · ${name}: ${m.counts.all} of ${m.judged.all} traces (${pct(m.prevalence.all)}); failed ${m.counts.failed}/${m.judged.failed}, successful ${m.counts.successful}/${m.judged.successful}${partly}`,
             };
           },
           onSelect: (row, col) => go(tracesLink({ model: row === ALL ? undefined : row, mode: col })),
@@ -191,29 +194,49 @@ function modelsTable(ov: Overview, tracesLink: (q: Record<string, string | undef
   );
 }
 
+/** Traces where the mode was found only through the outcome (a finding based on the run having failed). */
+const circularCount = (m: ModeStats) => m.counts.all - m.independent.counts.all;
+
 function deltaNote(m: ModeStats): string {
+  if (m.judged.all === 0) return "not measured";
   if (m.counts.all === 0) return "not found in this group";
-  if (m.delta_pp.value === null) return `${m.counts.all}/${m.judged.all} traces · no comparison`;
-  return `${pp(m.delta_pp.value)} pp ${interval(m.delta_pp.lo, m.delta_pp.hi, (x) => pp(x, 0))} · q ${pval(m.q_value)} · ${m.class}`;
+  // the circular all-findings delta is the hollow circle; the dagger says there is one
+  const circular = circularCount(m) > 0 ? " †" : "";
+  if (m.delta_pp.value === null) return `${m.counts.all}/${m.judged.all} traces · no comparison${circular}`;
+  return `${pp(m.delta_pp.value)} pp ${interval(m.delta_pp.lo, m.delta_pp.hi, (x) => pp(x, 0))} · q ${pval(m.q_value)} · ${m.class}${circular}`;
 }
 
 function deltas(g: GroupStats, names: Map<string, string>, onSelect: (code: string) => void): HTMLElement {
-  const rows = g.modes.map((m) => ({
-    key: m.code,
-    label: `${m.code} ${names.get(m.code) ?? m.name}`,
-    title: `${m.code} ${m.name}: failed ${m.counts.failed}/${m.judged.failed} (${pct(m.prevalence.failed)}), successful ${m.counts.successful}/${m.judged.successful} (${pct(m.prevalence.successful)}). ${m.reason}`,
-    // A mode found nowhere in the group has nothing to show but its absence.
-    est: m.counts.all === 0 ? null : m.delta_pp.value,
-    lo: m.delta_pp.lo,
-    hi: m.delta_pp.hi,
-    cls: m.counts.all === 0 ? "absent" : m.class,
-    note: deltaNote(m),
-  }));
+  const rows = g.modes.map((m) => {
+    const ind = m.independent;
+    const circular =
+      circularCount(m) > 0
+        ? ` Over all findings, including ${circularCount(m)} trace(s) where it was found only because the run failed (circular): failed ${m.counts.failed}/${m.judged.failed} (${pct(m.prevalence.failed)}), Δ ${pp(m.delta_pp_all_findings.value)} pp.`
+        : "";
+    return {
+      key: m.code,
+      label: `${m.code} ${names.get(m.code) ?? m.name}`,
+      title:
+        m.judged.all === 0
+          ? `${m.code} ${m.name}: not measured — no detector or judge examined it, so there is nothing to compare (unknown, not absent).`
+          : `${m.code} ${m.name}, outcome-independent evidence: failed ${ind.counts.failed}/${ind.judged.failed} (${pct(ind.prevalence.failed)}), successful ${ind.counts.successful}/${ind.judged.successful} (${pct(ind.prevalence.successful)}). ${m.reason}.${circular}`,
+      // A mode found nowhere in the group (or not measured) has nothing to show but its absence.
+      est: m.counts.all === 0 ? null : m.delta_pp.value,
+      lo: m.delta_pp.lo,
+      hi: m.delta_pp.hi,
+      cls: m.judged.all === 0 ? "absent not-measured" : m.counts.all === 0 ? "absent" : m.class,
+      note: deltaNote(m),
+      alt:
+        circularCount(m) > 0 && m.delta_pp_all_findings.value !== null
+          ? { value: m.delta_pp_all_findings.value, title: `${m.code} over all findings, including those made because the run failed (circular): ${pp(m.delta_pp_all_findings.value)} pp` }
+          : null,
+    };
+  });
   const canCompare = g.successes > 0 && g.failures > 0;
   return section(
     "Successful vs failed",
     canCompare
-      ? `How much more often each mode shows in failed than in successful traces (percentage points, 95% Newcombe interval). Red: more common in failures by both the interval and Fisher's exact test; green: demonstrably survivable; grey: undetermined. ${g.successes} successful and ${g.failures} failed traces.`
+      ? `How much more often each mode shows in failed than in successful traces (percentage points, 95% Newcombe interval), counting only outcome-independent evidence: a finding made because the run failed cannot show that the mode goes with failure, so it is left out here; where that changes the delta, a hollow circle (†) marks the delta over all findings, which is circular. Red: more common in failures by both the interval and Fisher's exact test; green: demonstrably survivable; grey: undetermined. ${g.successes} successful and ${g.failures} failed traces.`
       : `No comparison possible: this group has ${g.successes} successful and ${g.failures} failed traces (the outcome of ${g.unknown_outcome} is unknown).`,
     h("div", { class: "scroll-x" }, forest({ rows, label: `Failed minus successful prevalence per mode for ${g.value}`, axis: "failed − successful (pp)", onSelect })),
     g.predictors.length

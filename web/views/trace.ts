@@ -1,4 +1,4 @@
-import type { Finding, GoldLabels, Step, TraceDetail } from "../../src/server/api-types.js";
+import type { Decisive, Diagnosis, Finding, GoldLabels, Step, TraceDetail } from "../../src/server/api-types.js";
 import { api } from "../api.js";
 import { h, nav, replace, type Child } from "../dom.js";
 import { locateEvidence, displayFields, type FieldName } from "../evidence.js";
@@ -81,6 +81,8 @@ export async function renderTrace(root: HTMLElement, route: Route, isCurrent: ()
   findings.forEach((f, i) => f.steps.forEach((s) => citing.set(s, [...(citing.get(s) ?? []), i])));
   const references = referenceLabels(trace.goldLabels ?? [], diagnosis?.reference);
   const mistakeSteps = new Set(references.map((r) => r.mistakeStep).filter((s): s is number => s !== undefined));
+  // Where and by whom the run first went wrong, by this annotator (a step of the recorded trace).
+  const decisiveStep = diagnosis?.decisive?.step;
 
   const views: StepView[] = trace.steps.map((step) => {
     const fields: FieldView[] = displayFields(step).map((f) => ({
@@ -101,7 +103,11 @@ export async function renderTrace(root: HTMLElement, route: Route, isCurrent: ()
     const tool = step.tool;
     const el = h(
       "li",
-      { class: `step ${step.role} ${step.kind}${mistakeSteps.has(step.index) ? " reference-step" : ""}`, id: `step-${step.index}`, "data-step": String(step.index) },
+      {
+        class: `step ${step.role} ${step.kind}${mistakeSteps.has(step.index) ? " reference-step" : ""}${step.index === decisiveStep ? " decisive-step" : ""}`,
+        id: `step-${step.index}`,
+        "data-step": String(step.index),
+      },
       h(
         "div",
         { class: "step-head" },
@@ -113,6 +119,7 @@ export async function renderTrace(root: HTMLElement, route: Route, isCurrent: ()
         tool?.isError && tool.exitCode === undefined ? h("span", { class: "badge bad" }, "error") : null,
         (step.tags ?? []).map((t) => h("span", { class: "tag" }, t)),
         step.time ? h("span", { class: "time" }, step.time) : null,
+        step.index === decisiveStep ? h("span", { class: "badge decisive", title: "Where the run first went wrong, by the annotator" }, "decisive step") : null,
         mistakeSteps.has(step.index) ? h("span", { class: "badge ref" }, "reference: decisive mistake") : null,
         h("span", { class: "markers" }, markers),
       ),
@@ -223,6 +230,7 @@ export async function renderTrace(root: HTMLElement, route: Route, isCurrent: ()
   const aside = h(
     "aside",
     { class: "side" },
+    diagnosis ? decisivePanel(diagnosis, modeName, trace.steps.length, jumpToStep) : null,
     h("h2", null, `Findings (${findings.length})`),
     diagnosis === null
       ? h("p", { class: "muted" }, `No diagnosis by ${detail.annotator} for this trace.`)
@@ -280,6 +288,40 @@ export async function renderTrace(root: HTMLElement, route: Route, isCurrent: ()
   const mode = q.get("mode");
   const start = wanted !== null ? Number(wanted) : mode ? findings.findIndex((f) => f.mode === mode) : -1;
   if (start >= 0 && start < findings.length) selectFinding(start);
+}
+
+/**
+ * The annotator's decisive step: where and by whom the run first went wrong, with a button that scrolls to it; or why
+ * there is none. Nothing when the record does not address it (an annotator that predates the field).
+ */
+function decisivePanel(d: Diagnosis, modeName: Map<string, string>, steps: number, jump: (n: number) => void): HTMLElement | null {
+  if (d.decisive === undefined) return null;
+  if (d.decisive === null)
+    return h(
+      "section",
+      { class: "decisive-panel none", "data-decisive": "none" },
+      h("h2", null, "Decisive step"),
+      h("p", { class: "small muted reason" }, "No decisive step: ", textBlock(d.decisive_reason || "no reason given.")),
+    );
+  const x: Decisive = d.decisive;
+  const inTrace = x.step < steps;
+  const go = h("button", { type: "button", class: "link", "data-decisive-jump": String(x.step) }, `Go to step #${x.step}`);
+  go.addEventListener("click", () => jump(x.step));
+  return h(
+    "section",
+    { class: "decisive-panel", "data-decisive-step": String(x.step) },
+    h("h2", null, "Decisive step"),
+    h("p", { class: "small muted" }, "Where the run first went wrong, and which agent owned that step."),
+    keyValues([
+      ["Step", inTrace ? h("span", { class: "mono" }, `#${x.step}`) : h("span", { class: "mono" }, `#${x.step} (not in the recorded trace)`)],
+      ["Agent", x.agent !== null ? h("span", { class: "agent" }, x.agent) : h("span", { class: "muted" }, "unknown")],
+      ["Mode", h("span", null, modeChip(x.mode, modeName.get(x.mode)), " ", modeName.get(x.mode) ?? "")],
+      ["Confidence", `${Math.round(x.confidence * 100)}%`],
+      ["Based on", x.basis.join(", ")],
+    ]),
+    x.rationale ? h("p", { class: "small rationale" }, textBlock(x.rationale)) : null,
+    inTrace ? go : null,
+  );
 }
 
 type ReferenceView = GoldLabels;

@@ -92,7 +92,12 @@ export async function renderTraces(root: HTMLElement, route: Route, isCurrent: (
       label: "Failure mode",
       name: "mode",
       value: q.get("mode") ?? "",
-      options: [{ value: "", label: "Any mode" }, ...facets.modes.map((f) => ({ value: f.value ?? "", label: `${f.value} (${count(f.count)})` }))],
+      options: [
+        { value: "", label: "Any mode" },
+        ...facets.modes.map((f) => ({ value: f.value ?? "", label: `${f.value} (${count(f.count)})` })),
+        // modes no detector or judge examined in this run: listed, but there is nothing to filter on
+        ...(facets.coverage ?? []).filter((c) => c.annotated > 0 && c.measured === 0).map((c) => ({ value: c.code, label: `${c.code} (not measured)`, disabled: true })),
+      ],
       onChange: (v) => setFilter("mode", v),
     }),
     select({
@@ -150,7 +155,19 @@ export async function renderTraces(root: HTMLElement, route: Route, isCurrent: (
           h(
             "td",
             { class: "modes" },
-            r.modes === null ? h("span", { class: "muted", title: r.error ?? "" }, "not annotated") : r.modes.length ? r.modes.map((m) => modeChip(m, undefined, m === activeMode)) : h("span", { class: "muted" }, "none"),
+            r.modes === null
+              ? h("span", { class: "muted", title: r.error ?? "" }, "not annotated")
+              : [
+                  r.modes.length ? r.modes.map((m) => modeChip(m, undefined, m === activeMode)) : h("span", { class: "muted" }, "none found"),
+                  // unknown, not absent: said apart from the modes found
+                  r.unmeasured?.length
+                    ? h(
+                        "span",
+                        { class: "muted small not-measured", "data-unmeasured": r.unmeasured.join(" "), title: `Not measured — no detector or judge examined them (unknown, not absent): ${r.unmeasured.join(", ")}` },
+                        ` · n/m ${r.unmeasured.length <= 3 ? r.unmeasured.join(" ") : `×${r.unmeasured.length}`}`,
+                      )
+                    : null,
+                ],
           ),
           h("td", { class: "num" }, count(r.steps)),
           h("td", { class: "small" }, r.format),
