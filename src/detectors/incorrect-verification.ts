@@ -150,7 +150,7 @@ export const incorrectVerification: Detector = {
       const m = successClaim(claim.text ?? "")!;
       if (verb && !new RegExp(`\\b${verb.slice(0, 4)}`, "i").test(sentenceAt(claim.text ?? "", m.index))) continue;
       // a claim that cites another check ("verified by verify_fix.py") than the script that failed is about that one
-      const cited = /[\w./-]+\.(?:py|sh|js|ts)\b/.exec(sentenceAt(claim.text ?? "", m.index))?.[0];
+      const cited = /[\w./-]+\.(?:py|sh|js|ts)\b/.exec((claim.text ?? "").slice(m.index, m.index + 120))?.[0];
       const ran = call ? stepContent(call) : "";
       if (cited && ran && !ran.includes(cited)) continue;
       return [finding("incorrect-verification", "3.3", [lastCheck, claim], quote(claim, new RegExp(m[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i")), "the agent claims success right after a check that failed", 0.75)];

@@ -1,4 +1,6 @@
-import type { Trace } from "../trace/index.js";
+import type { Finding, Trace } from "../trace/index.js";
+import { stepContent } from "../trace/index.js";
+import type { DetectionContext } from "./context.js";
 import type { Detector } from "./types.js";
 import { TRANSFER_RE } from "./run-end.js";
 import { finding, quote } from "./util.js";
@@ -11,11 +13,32 @@ import { finding, quote } from "./util.js";
  * Guards against: transfers the user asked for after the agent had explained the situation (a message to the user
  * between the lookup and the transfer), transfers with no summary, and runs with no lookup at all.
  */
+/**
+ * A fact the dataset expects the agent to tell the user (tau `outputs`, tau2 `communicate_info`) that a tool result
+ * gave the agent, and that none of its messages passes on.
+ */
+function expectedOutputWithheld(trace: Trace, ctx: DetectionContext): Finding[] {
+  const said = trace.steps.filter((s) => s.role === "assistant" && s.kind === "message").map((s) => norm(s.text ?? "")).join("\n");
+  for (const out of ctx.contract.expectedOutputs) {
+    const want = norm(out);
+    if (!want || said.includes(want)) continue;
+    const seen = trace.steps.find((s) => s.kind === "tool_result" && norm(stepContent(s)).includes(want));
+    if (!seen) continue;
+    return [finding("information-withholding", "2.4", [seen], quote(seen), `the tool result gave the agent "${out}", which the user needed, and no message of the agent passed it on`, 0.65, ["steps", "expected"])];
+  }
+  return [];
+}
+
+/** Numbers compared without thousands separators or trailing zeros; text compared case-insensitively. */
+const norm = (s: string) => s.toLowerCase().replace(/(\d),(\d{3})/g, "$1$2").replace(/(\d+)\.0+\b/g, "$1");
+
 export const informationWithholding: Detector = {
   id: "information-withholding",
   mode: "2.4",
-  description: "Findings passed to a human agent in a transfer summary but never told to the user.",
-  detect(trace: Trace) {
+  description: "Findings passed to a human agent in a transfer summary but never told to the user; an expected fact a tool gave the agent that it never passed on.",
+  detect(trace: Trace, ctx: DetectionContext) {
+    const withheld = expectedOutputWithheld(trace, ctx);
+    if (withheld.length) return withheld;
     const transfer = trace.steps.find((s) => s.kind === "tool_call" && s.role === "assistant" && TRANSFER_RE.test(s.tool?.name ?? ""));
     if (!transfer) return [];
     const summary = JSON.stringify(transfer.tool?.args ?? "");

@@ -5,6 +5,7 @@ import { isCompletionCall } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
 import { runEnd, TRANSFER_RE } from "./run-end.js";
+import { CONSEQUENTIAL_RE } from "./task-spec-violation.js";
 import { agentSteps, finding, hasTag, isFailedResult, isMutating, quote, resultOf } from "./util.js";
 
 /** Someone other than the agent spoke after `index` (a user turn that is not a harness re-prompt): the run did not end on the agent's own stop. */
@@ -148,6 +149,19 @@ function gaveUp(trace: Trace, ctx: DetectionContext): Finding[] {
   return [finding("premature-termination", "3.1", [done], quote(done), `the failed run was submitted although none of its ${edits.length} attempted change(s) took effect`, 0.7, ["steps", "outcome"])];
 }
 
+/** A failed run that ended without ever attempting the consequential actions the dataset expects of it. */
+function expectedNeverAttempted(trace: Trace, ctx: DetectionContext): Finding[] {
+  const writes = ctx.contract.expectedActions.filter((a) => CONSEQUENTIAL_RE.test(a.name) && !TRANSFER_RE.test(a.name));
+  if (!writes.length) return [];
+  const names = new Set(writes.map((a) => a.name));
+  if (trace.steps.some((s) => s.kind === "tool_call" && s.role === "assistant" && names.has(s.tool?.name ?? ""))) return [];
+  // a transfer or a cap is reported by endedEarly; here the conversation simply ended
+  if (runEnd(trace).kind !== "agent" && runEnd(trace).kind !== "user") return [];
+  const last = lastAgentStep(trace);
+  if (!last || !(stepContent(last).trim())) return [];
+  return [finding("premature-termination", "3.1", [last], quote(last), `the failed run ended without ever attempting the expected ${[...names].join(", ")}`, 0.65, ["steps", "expected", "outcome"])];
+}
+
 export const prematureTermination: Detector = {
   id: "premature-termination",
   mode: "3.1",
@@ -155,7 +169,7 @@ export const prematureTermination: Detector = {
   detect: (trace, ctx) => {
     if (ctx.outcome.success === true) return [];
     const out = [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace), ...deliverableNeverWritten(trace, ctx), ...gaveUp(trace, ctx)];
-    if (failed(ctx)) out.push(...endedEarly(trace, ctx), ...answeredWithoutInformation(trace));
+    if (failed(ctx)) out.push(...endedEarly(trace, ctx), ...answeredWithoutInformation(trace), ...expectedNeverAttempted(trace, ctx));
     return out;
   },
 };
