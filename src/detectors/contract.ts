@@ -55,9 +55,9 @@ export function instructionSteps(trace: Trace): Step[] {
 export function sentenceOf(text: string, re: RegExp, max = 220): string | undefined {
   const m = re.exec(text);
   if (!m) return undefined;
-  const before = text.lastIndexOf("\n", m.index);
-  const dot = Math.max(text.lastIndexOf(". ", m.index) + 1, before);
-  const start = dot >= 0 ? dot + 1 : 0;
+  // the sentence starts after the last full stop, question or exclamation mark followed by a space, or line break
+  let start = 0;
+  for (const b of text.slice(0, m.index).matchAll(/[.!?]\s+|\n/g)) start = b.index + b[0].length;
   // a sentence ends at a full stop followed by a space or the end (not the dot in "agent_output.json"), or a line break
   const after = text.slice(m.index + m[0].length).search(/[.!?](?=\s|$)|\n/);
   const end = after === -1 ? text.length : m.index + m[0].length + after + 1;

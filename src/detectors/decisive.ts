@@ -112,8 +112,10 @@ function firstDeviation(trace: Trace, ctx: DetectionContext): Step | undefined {
     if (!CONSEQUENTIAL_RE.test(s.tool.name)) continue;
     if (!want.has(`${s.tool.name}\u0000${canonicalArgs(s.tool.args)}`)) return s;
   }
+  // no consequential action at all although one was expected: where the agent ended instead
   const writesExpected = expected.some((a) => CONSEQUENTIAL_RE.test(a.name));
-  if (writesExpected) return [...trace.steps].reverse().find((s) => s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim());
+  const wrote = trace.steps.some((s) => s.kind === "tool_call" && s.role === "assistant" && CONSEQUENTIAL_RE.test(s.tool?.name ?? "") && !TRANSFER_RE.test(s.tool?.name ?? ""));
+  if (writesExpected && !wrote) return [...trace.steps].reverse().find((s) => s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim());
   return undefined;
 }
 

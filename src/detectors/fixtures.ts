@@ -1,4 +1,4 @@
-import { buildTrace, type Finding, type StepDraft, type Trace } from "../trace/index.js";
+import { buildTrace, quoteInSteps, type Finding, type Step, type StepDraft, type Task, type Trace } from "../trace/index.js";
 import { detectionContext } from "./context.js";
 import type { Detector } from "./types.js";
 
@@ -26,4 +26,18 @@ export function trace(...steps: (StepDraft | StepDraft[])[]): Trace {
 /** Runs one detector on a trace with its context; `success` sets the scored outcome (unknown by default). */
 export function detectWith(d: Detector, t: Trace, success: boolean | null = null): Finding[] {
   return d.detect(t, detectionContext(t, { success, score: null, metric: null }));
+}
+
+/** A system (policy, instructions) step. */
+export const system = (text: string): StepDraft => ({ agent: "system", role: "system", kind: "message", text });
+
+/** A trace with a task: its statement, the dataset's expected answer or actions, and the benchmark. */
+export function taskTrace(task: Task, ...steps: (StepDraft | StepDraft[])[]): Trace {
+  return buildTrace({ id: `t${n++}`, source: { file: "test", format: "test", index: 0 }, task }, steps.flat());
+}
+
+/** The finding's evidence is a verbatim quote of one of the steps it cites (what runDetectors keeps). */
+export function quotedFromCited(t: Trace, f: Finding): boolean {
+  const cited = f.steps.map((i) => t.steps[i]).filter((s): s is Step => s !== undefined);
+  return cited.length === f.steps.length && quoteInSteps(f.evidence, cited);
 }

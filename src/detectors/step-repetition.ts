@@ -115,14 +115,18 @@ function loopFlagged(trace: Trace): Finding[] {
 /** The same failure, over and over: three or more tool results failing the same way (whatever the arguments). */
 function sameFailure(trace: Trace): Finding[] {
   const bySig = new Map<string, Step[]>();
-  // failures of calls made together in one turn are one attempt (a parallel batch, a sibling's error cascading)
+  // failures of calls made together in one turn are one attempt (a parallel batch, a sibling's error cascading): a
+  // turn is what the agent does between two observations, so a new turn starts at an agent step after a result
   let turn = -1;
+  let observed = true;
   const seenInTurn = new Set<string>();
   for (const r of trace.steps) {
-    if (r.role === "assistant" && r.kind !== "tool_call") {
+    if (r.role === "assistant" && observed) {
       turn = r.index;
       seenInTurn.clear();
+      observed = false;
     }
+    if (r.role !== "assistant") observed = true;
     if (r.kind !== "tool_result") continue;
     const call = r.tool?.callIndex !== undefined ? trace.steps[r.tool.callIndex] : undefined;
     if (call && call.role !== "assistant") continue;
