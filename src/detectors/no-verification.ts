@@ -44,7 +44,8 @@ function suiteNeverRun(trace: Trace, ctx: DetectionContext): Finding[] {
   if (ctx.outcome.success === true) return [];
   const steps = trace.steps;
   if (steps.some((s) => /task_completed["']?\s*[:=]\s*["']?false/i.test(stepContent(s)))) return [];
-  const changes = steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && isCodeFile(changedFullPath(s)) && !SCRATCH_RE.test(changedFullPath(s) ?? "") && !isFailedResult(resultOf(trace, s)));
+  // attempted changes count too: an agent that submits after refused edits believes it changed the code
+  const changes = steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && isMutating(s) && isCodeFile(changedFullPath(s)) && !SCRATCH_RE.test(changedFullPath(s) ?? ""));
   const last = changes[changes.length - 1];
   if (!last) return [];
   const done = [...steps].reverse().find((s) => s.index > last.index && ((s.kind === "tool_call" && s.tool !== undefined && isCompletionCall(s.tool)) || (s.kind === "termination" && s.role === "assistant")));
@@ -76,12 +77,34 @@ function answerNeverChecked(trace: Trace, ctx: DetectionContext): Finding[] {
   return [finding("no-verification", "3.2", [final], quote(final, FINAL_RE), forced ? "the failed run's final answer was forced out by a cap or a fault, unchecked" : "the failed run's final answer was given without any check of it", 0.6, ["steps", "outcome"])];
 }
 
+const CODE_BLOCK_RE = /```[\w+-]*\n([\s\S]*?)```/g;
+const TEST_EVIDENCE_RE = /\b(?:\d+ (?:passed|failed|tests?)|Ran \d+ tests?|pytest|unittest|assert(?:ion)?\w*|test_\w+\s*\(|expected (?:output|result)|FAILED|OK \()/;
+const SMOKE_RE = /\b(?:run|ran|runs|executed) successfully(?: without errors)?\b|\bwithout (?:any )?errors\b|\bTest Pass/i;
+
+/**
+ * A message-based system (ChatDev, MetaGPT…) wrote software and never tested it: no step ran any test, and the only
+ * execution, if any, reported that the program starts without errors (a smoke run checks nothing the task asked).
+ */
+function codeNeverTested(trace: Trace): Finding[] {
+  // systems that act through tools are judged on their tool calls (suiteNeverRun and the rule below)
+  if (trace.steps.some((s) => s.kind === "tool_call")) return [];
+  const coding = trace.steps.filter((s) => s.role === "assistant" && [...(s.text ?? "").matchAll(CODE_BLOCK_RE)].some((m) => m[1]!.split("\n").length >= 10));
+  const last = coding[coding.length - 1];
+  if (coding.length < 2 || !last) return [];
+  const runs = trace.steps.filter((s) => s.role === "tool" || s.tags?.includes("test-report"));
+  // any execution that reports more than "it starts" (test output, or a program's own results) is a check
+  if (runs.some((s) => (TEST_EVIDENCE_RE.test(stepContent(s)) || s.role === "tool") && !SMOKE_RE.test(stepContent(s)))) return [];
+  const smoke = runs.find((s) => SMOKE_RE.test(stepContent(s)));
+  const cited = smoke ?? last;
+  return [finding("no-verification", "3.2", smoke ? [last, smoke] : [last], quote(cited, smoke ? SMOKE_RE : undefined), smoke ? "the software was only checked for starting without errors; nothing the task asked for was tested" : "the software was written and reviewed but never run or tested", 0.65)];
+}
+
 export const noVerification: Detector = {
   id: "no-verification",
   mode: "3.2",
   description: "A claim or submission after the last change with no check; code submitted with only a reproduction script (or nothing) run; a failed run's final answer given with no check at all.",
   detect(trace: Trace, ctx: DetectionContext) {
-    const extra = [...suiteNeverRun(trace, ctx), ...answerNeverChecked(trace, ctx)];
+    const extra = [...suiteNeverRun(trace, ctx), ...answerNeverChecked(trace, ctx), ...codeNeverTested(trace)];
     if (extra.length) return extra.slice(0, 1);
     const steps = trace.steps;
     let lastChange: Step | undefined;
