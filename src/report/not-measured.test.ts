@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateAgreement, groupStatistics, labelsFromRecords, parseCsvRecords } from "../analysis/index.js";
 import { MAST_CODES } from "../taxonomy/index.js";
-import { vectorFromFindings, type Basis, type Diagnosis, type Finding } from "../trace/index.js";
+import type { Basis, Diagnosis, Finding } from "../trace/index.js";
 import { groupsCsv, GROUPS_CSV_HEADER, tracesCsv } from "./csv.js";
 import { buildReportData } from "./data.js";
 import { renderHtml } from "./html.js";
@@ -14,28 +14,11 @@ import { agreementText, statsText } from "./text.js";
  * successful-vs-failed comparison on outcome-independent evidence with the circular all-findings figure beside it.
  */
 
-/** What the rule detectors leave unmeasured. */
-const UNMEASURED = ["1.2", "2.2", "2.3", "2.4", "2.5"];
-const MEASURED = MAST_CODES.filter((c) => !UNMEASURED.includes(c));
+import { partlyMeasured, UNMEASURED } from "../testing/report-fixtures.js";
 
 const finding = (mode: string, basis?: Basis[]): Finding => ({ mode, confidence: 0.7, steps: [2], evidence: "the quote", detector: `rules/${mode}`, ...(basis ? { basis } : {}) });
 
-function diagnosis(id: string, success: boolean, findings: Finding[]): Diagnosis {
-  return {
-    schema: "faultline.diagnosis/1",
-    trace_id: id,
-    source: { file: "runs/x.jsonl", format: "openai-chat", index: 0 },
-    model: "model-n",
-    framework: null,
-    outcome: { success },
-    taxonomy: "mast-v3",
-    modes: vectorFromFindings(MAST_CODES, findings, MEASURED),
-    measured_by: Object.fromEntries(MEASURED.map((c) => [c, [`rules/${c}`]])),
-    findings,
-    signals: {},
-    annotator: "rules@test",
-  } as Diagnosis;
-}
+const diagnosis = (id: string, success: boolean, findings: Finding[]): Diagnosis => partlyMeasured({ id, success, findings });
 
 // 3.1 in every failed run, but only through the outcome; 1.3 on the steps in two failures and one success.
 const diagnoses: Diagnosis[] = [

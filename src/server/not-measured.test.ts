@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Store } from "../store/index.js";
 import { listTraces, runFacets } from "../store/queries.js";
 import { MAST_CODES } from "../taxonomy/index.js";
-import { buildTrace, vectorFromFindings, type Basis, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
+import { buildTrace, type Basis, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
 import type { Overview, TracesResponse } from "./api-types.js";
 import { createApp } from "./app.js";
 
@@ -11,8 +11,7 @@ import { createApp } from "./app.js";
  * trace list, the facets and the overview's statistics; and the overview's deltas rest on outcome-independent findings.
  */
 
-const UNMEASURED = ["1.2", "2.2", "2.3", "2.4", "2.5"];
-const MEASURED = MAST_CODES.filter((c) => !UNMEASURED.includes(c));
+import { partlyMeasured, UNMEASURED } from "../testing/report-fixtures.js";
 
 const finding = (mode: string, basis?: Basis[]): Finding => ({ mode, confidence: 0.7, steps: [0], evidence: "hello", detector: `rules/${mode}`, ...(basis ? { basis } : {}) });
 
@@ -21,20 +20,7 @@ function item(id: string, success: boolean, findings: Finding[]): { trace: Trace
     { id, source: { file: "t.jsonl", format: "faultline", index: 0 }, model: "m", outcome: { success } },
     [{ agent: "a", role: "assistant", kind: "message", text: "hello" }],
   );
-  const diagnosis = {
-    schema: "faultline.diagnosis/1",
-    trace_id: id,
-    source: trace.source,
-    model: "m",
-    framework: null,
-    outcome: { success },
-    taxonomy: "mast-v3",
-    modes: vectorFromFindings(MAST_CODES, findings, MEASURED),
-    measured_by: Object.fromEntries(MEASURED.map((c) => [c, [`rules/${c}`]])),
-    findings,
-    signals: {},
-    annotator: "rules",
-  } as Diagnosis;
+  const diagnosis = partlyMeasured({ id, success, findings, source: trace.source, model: "m", annotator: "rules" });
   return { trace, diagnosis };
 }
 

@@ -1,6 +1,6 @@
 import { MAST_CODES } from "../taxonomy/index.js";
 import { replaySummary, type ReplaySummary } from "../guards/replay.js";
-import { buildTrace, DIAGNOSIS_SCHEMA_VERSION, type Diagnosis, type Finding, type StepDraft } from "../trace/index.js";
+import { buildTrace, DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, type Diagnosis, type Finding, type StepDraft } from "../trace/index.js";
 
 /** Test inputs for the report renderers: hostile text in every field a trace controls. */
 export const HOSTILE = {
@@ -98,4 +98,26 @@ export function decisiveRun(): Diagnosis[] {
   none.decisive = null;
   none.decisive_reason = `no step is on the causal path ${HOSTILE.script}`;
   return out;
+}
+
+/** Modes the rule detectors leave unmeasured in the "not measured" tests, and the ones they examine. */
+export const UNMEASURED = ["1.2", "2.2", "2.3", "2.4", "2.5"];
+export const MEASURED = MAST_CODES.filter((c) => !UNMEASURED.includes(c));
+
+/** A rules-style record whose vector leaves UNMEASURED null and derives the rest from `findings`. */
+export function partlyMeasured(o: { id: string; success: boolean; findings: Finding[]; source?: Diagnosis["source"]; model?: string; annotator?: string }): Diagnosis {
+  return {
+    schema: "faultline.diagnosis/1",
+    trace_id: o.id,
+    source: o.source ?? { file: "runs/x.jsonl", format: "openai-chat", index: 0 },
+    model: o.model ?? "model-n",
+    framework: null,
+    outcome: { success: o.success },
+    taxonomy: "mast-v3",
+    modes: vectorFromFindings(MAST_CODES, o.findings, MEASURED),
+    measured_by: Object.fromEntries(MEASURED.map((c) => [c, [`rules/${c}`]])),
+    findings: o.findings,
+    signals: {},
+    annotator: o.annotator ?? "rules@test",
+  } as Diagnosis;
 }
