@@ -42,7 +42,7 @@ function owner(trace: Trace, s: Step): Step | undefined {
 const SYMPTOM_DETECTORS = new Set(["rules/premature-termination", "rules/no-verification", "rules/termination-unaware", "rules/step-repetition"]);
 
 const NUMBER_RE = /(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g;
-const FINAL_RE = /\bFINAL ANSWER\s*:|\b(?:the )?(?:final )?answer(?: is|:)|\bresult(?: is|:)|\bconclu\w+|\bTERMINATE\b/i;
+const ANSWER_TEXT_RE = /\bFINAL ANSWER\s*:|\b(?:the )?(?:final )?answer(?: is|:)|\bresult(?: is|:)|\bconclu\w+|\bTERMINATE\b/i;
 
 const numbersIn = (text: string): string[] => [...text.matchAll(NUMBER_RE)].map((m) => m[0].replace(/,/g, ""));
 
@@ -52,7 +52,7 @@ function finalAnswer(trace: Trace): Step | undefined {
     const s = trace.steps[i]!;
     const text = (s.text ?? "").trim();
     if (!text || text === "TERMINATE") continue;
-    if ((s.role === "assistant" || s.kind === "termination") && FINAL_RE.test(text)) return s;
+    if ((s.role === "assistant" || s.kind === "termination") && ANSWER_TEXT_RE.test(text)) return s;
     if (s.role === "assistant" && s.kind === "message") return s;
   }
   return undefined;

@@ -1,6 +1,7 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
-import { HYPOTHETICAL_RE, UNOBTAINED_RE, VERIFIED_CLAIM_RE } from "../trace/claims.js";
+import { HYPOTHETICAL_RE, UNOBTAINED_RE, VERIFIED_CLAIM_RE, VERIFY_INTENT_RE } from "../trace/claims.js";
+import { finalAnswerStep, finalStretch, runEnd } from "./run-end.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
 import { imaginedTestPass, reachable, resultAmounts, transactionAmounts } from "./text-signals.js";
@@ -122,9 +123,7 @@ function verifierApprovedFailure(trace: Trace, ctx: DetectionContext): Finding[]
   if (!failed(ctx)) return [];
   const agents = new Set(trace.steps.filter((s) => s.role === "assistant").map((s) => s.agent));
   if (agents.size < 2) return [];
-  const turns = trace.steps.filter((s) => s.role === "assistant" && (s.text ?? "").trim());
-  // the final stretch of a long run; a short group chat is all final stretch
-  const late = turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * 0.4));
+  const late = finalStretch(trace);
   const prose = (t: string) => t.replace(/```[\s\S]*?(?:```|$)/g, " ");
   const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && (SATISFIED_RE.test(s.text!) || VERIFIED_CLAIM_RE.test(prose(s.text!))));
   if (!claim) return [];
@@ -132,12 +131,26 @@ function verifierApprovedFailure(trace: Trace, ctx: DetectionContext): Finding[]
   return [finding("incorrect-verification", "3.3", [claim], quote(claim, re), `${claim.agent} approved a result that the run's outcome shows was wrong`, 0.55, ["steps", "outcome"])];
 }
 
+/**
+ * A failed run whose agents set out to verify before giving their final answer (not one forced out by a cap or a
+ * fault): a verification step existed, and the wrong answer passed it.
+ */
+function checkedButWrong(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (!failed(ctx) || ["cap", "infra"].includes(runEnd(trace).kind)) return [];
+  const final = finalAnswerStep(trace);
+  if (!final) return [];
+  // ("confirm" is left out: confirming with the user is asking, not checking)
+  const check = finalStretch(trace, final.index, 0.3).find((s) => s.kind !== "tool_call" && VERIFY_INTENT_RE.test((s.text ?? "").replace(/\bconfirm\w*/gi, "")));
+  if (!check) return [];
+  return [finding("incorrect-verification", "3.3", [check], quote(check, VERIFY_INTENT_RE), "the agents verified before answering, and the failed run's wrong answer passed their check", 0.55, ["steps", "outcome"])];
+}
+
 export const incorrectVerification: Detector = {
   id: "incorrect-verification",
   mode: "3.3",
   description: "A success claim after a failed check; a report whose amounts the action's result contradicts; a test pass the model wrote itself; a failed run declared verified on data never obtained.",
   detect(trace: Trace, ctx: DetectionContext) {
-    const extra = [...reportContradictsResult(trace), ...imaginedPass(trace), ...verifiedOnMissingData(trace, ctx), ...verifierApprovedFailure(trace, ctx)];
+    const extra = [...reportContradictsResult(trace), ...imaginedPass(trace), ...verifiedOnMissingData(trace, ctx), ...verifierApprovedFailure(trace, ctx), ...checkedButWrong(trace, ctx)];
     if (extra.length) return extra.slice(0, 1);
     const claims = trace.steps.filter((s) => s.role === "assistant" && (s.kind === "message" || s.kind === "reasoning") && successClaim(s.text ?? ""));
     for (const claim of claims) {

@@ -3,7 +3,8 @@ import { stepContent } from "../trace/index.js";
 import type { Detector } from "./types.js";
 import { argsObject, changedFile, commandText, isCleanupCall, isCompletionCall, isProseFile } from "../trace/actions.js";
 import { failed, type DetectionContext } from "./context.js";
-import { runEnd } from "./run-end.js";
+import { finalAnswerStep, finalStretch, runEnd } from "./run-end.js";
+import { FINAL_ANSWER_RE, VERIFY_INTENT_RE } from "../trace/claims.js";
 import { commandOf, finding, isFailedResult, isMutating, isVerification, quote, resultOf, returnsStateResult } from "./util.js";
 
 /**
@@ -57,9 +58,6 @@ function suiteNeverRun(trace: Trace, ctx: DetectionContext): Finding[] {
   return [finding("no-verification", "3.2", [last, done], quote(done), why, repro.length ? 0.6 : 0.7)];
 }
 
-const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b|^\s*TERMINATE\s*$/im;
-/** An agent setting out to check (not a ledger's "verified facts" heading, not a claim that something was verified). */
-const CHECK_INTENT_RE = /\b(?:let'?s|let me|let us|I will|I'll|we(?:'ll| will| should| need to| can)|please|now|to)\s+(?:\w+\s+){0,2}?(?:verify|double[- ]check|cross[- ]check|cross[- ]reference|confirm|validate|re-?check)\b/i;
 
 /**
  * A failed run that delivered its final answer with no check of it at all: no agent verified, double-checked or
@@ -67,14 +65,13 @@ const CHECK_INTENT_RE = /\b(?:let'?s|let me|let us|I will|I'll|we(?:'ll| will| s
  */
 function answerNeverChecked(trace: Trace, ctx: DetectionContext): Finding[] {
   if (!failed(ctx)) return [];
-  const final = [...trace.steps].reverse().find((s) => (s.role === "assistant" || s.kind === "termination") && FINAL_RE.test(s.text ?? ""));
+  const final = finalAnswerStep(trace);
   if (!final) return [];
   // an answer forced out by a cap or a fault was not checked, whatever was tried before
   const forced = ["cap", "infra"].includes(runEnd(trace).kind);
-  const turns = trace.steps.filter((s) => s.index < final.index && s.role === "assistant" && (s.text ?? "").trim());
-  const stretch = turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * 0.3));
-  if (!forced && stretch.some((s) => CHECK_INTENT_RE.test(s.text ?? "") || (s.kind === "tool_call" && isVerification(s)))) return [];
-  return [finding("no-verification", "3.2", [final], quote(final, FINAL_RE), forced ? "the failed run's final answer was forced out by a cap or a fault, unchecked" : "the failed run's final answer was given without any check of it", 0.6, ["steps", "outcome"])];
+  const stretch = finalStretch(trace, final.index, 0.3);
+  if (!forced && stretch.some((s) => VERIFY_INTENT_RE.test(s.text ?? "") || (s.kind === "tool_call" && isVerification(s)))) return [];
+  return [finding("no-verification", "3.2", [final], quote(final, FINAL_ANSWER_RE), forced ? "the failed run's final answer was forced out by a cap or a fault, unchecked" : "the failed run's final answer was given without any check of it", 0.6, ["steps", "outcome"])];
 }
 
 const CODE_BLOCK_RE = /```[\w+-]*\n([\s\S]*?)```/g;

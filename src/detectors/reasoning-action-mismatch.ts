@@ -3,6 +3,7 @@ import { HYPOTHETICAL_RE, UNOBTAINED_RE } from "../trace/claims.js";
 import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { finalAnswerStep } from "./run-end.js";
 import { finding, isMutating, quote } from "./util.js";
 
 /**
@@ -70,11 +71,10 @@ function presentedWithoutLookup(trace: Trace): Finding[] {
   return s ? [finding("reasoning-action-mismatch", "2.6", [s], quote(s, PRESENT_RE), "the agent announced a lookup and presented its results in the same turn without running any tool", 0.65)] : [];
 }
 
-const FINAL_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b/i;
 
 /** The final answer is given right after the agents concluded that the information for it was not obtained. */
 function answerAgainstConclusion(trace: Trace): Finding[] {
-  const final = [...trace.steps].reverse().find((s) => FINAL_RE.test(s.text ?? ""));
+  const final = finalAnswerStep(trace);
   if (!final) return [];
   // (a ledger's "request not satisfied yet" is progress tracking, not a conclusion that the information is missing)
   const before = trace.steps.slice(Math.max(0, final.index - 3), final.index + 1).filter((s) => s.role === "assistant" && UNOBTAINED_RE.test(s.text ?? ""));

@@ -217,6 +217,22 @@ describe("3.3 incorrect verification (v2 rules)", () => {
     expect(detectWith(incorrectVerification, trace(user("Compute."), say("The total is 17.", "Solver"), say("I checked; the result is correct.", "Verifier")), null)).toEqual([]);
   });
 
+  it("checkedButWrong: a failed run whose agents set out to verify before the final answer", () => {
+    const t = trace(user("How many stops?"), say("There are 12 stops.", "Transit_Expert"), say("Let's verify the count against the timetable: it matches.", "Checker"), say("FINAL ANSWER: 12", "Transit_Expert"));
+    const f = expectOne(t, detectWith(incorrectVerification, t, false), { mode: "3.3", steps: [2], basis: ["steps", "outcome"] });
+    expect(f.rationale).toMatch(/verified before answering/);
+  });
+  it("checkedButWrong near-miss: no check before the answer, an answer forced out by a cap, confirming with the user, a success", () => {
+    const none = trace(user("How many stops?"), say("There are 12 stops.", "A"), say("FINAL ANSWER: 12", "A"));
+    expect(detectWith(incorrectVerification, none, false)).toEqual([]);
+    const capped = trace(user("How many stops?"), say("Let's verify the count.", "Checker"), { agent: "Orchestrator", role: "assistant", kind: "termination", text: "Max time (1500s) reached.\nFINAL ANSWER: 12" });
+    expect(detectWith(incorrectVerification, capped, false)).toEqual([]);
+    const asking = trace(user("Book it."), say("I need to confirm the passengers with you first."), say("The answer is: booked for two."));
+    expect(detectWith(incorrectVerification, asking, false)).toEqual([]);
+    const t = trace(user("How many stops?"), say("Let's verify the count against the timetable.", "Checker"), say("FINAL ANSWER: 12", "A"));
+    expect(detectWith(incorrectVerification, t, true)).toEqual([]);
+  });
+
   describe("a claim that cites another check than the one that failed", () => {
     const failing = (script: string) => call("bash", { command: `python ${script}` }, "Traceback (most recent call last):\nAssertionError", 1);
     it("still fires when the claim cites the script that failed", () => {

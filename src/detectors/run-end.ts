@@ -1,5 +1,6 @@
 import type { Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
+import { FINAL_ANSWER_RE } from "../trace/claims.js";
 import { hasTag, isFailedResult, LIMIT_RE } from "./util.js";
 
 /**
@@ -54,3 +55,17 @@ export function runEnd(trace: Trace): RunEnd {
 
 /** Tool results of the run that failed (error flag, non-zero exit code, or output opening with an error). */
 export const failedResults = (trace: Trace): Step[] => trace.steps.filter((s) => s.kind === "tool_result" && isFailedResult(s));
+
+/** The step that gives the run's final answer (an agent's, or the framework's closing step), if any. */
+export function finalAnswerStep(trace: Trace): Step | undefined {
+  return [...trace.steps].reverse().find((s) => (s.role === "assistant" || s.kind === "termination") && FINAL_ANSWER_RE.test(s.text ?? ""));
+}
+
+/**
+ * The agents' last turns with something to say, before step `end` (default: the whole run): all of a short run, the
+ * last `share` of a long one (more than 12 turns) — where a run settles on its answer.
+ */
+export function finalStretch(trace: Trace, end = trace.steps.length, share = 0.4): Step[] {
+  const turns = trace.steps.filter((s) => s.index < end && s.role === "assistant" && (s.text ?? "").trim());
+  return turns.length <= 12 ? turns : turns.slice(-Math.ceil(turns.length * share));
+}

@@ -94,3 +94,9 @@ export const HYPOTHETICAL_RE =
 /** A claim that something was checked and holds ("verified", "confirmed", "tests pass", "request is satisfied"). */
 export const VERIFIED_CLAIM_RE =
   /\b(?:(?<!\bor |\bGIVEN OR )verified(?! facts)|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;
+
+/** A run's final answer: "FINAL ANSWER:", "the answer is", or a closing TERMINATE. */
+export const FINAL_ANSWER_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b|^\s*TERMINATE\s*$/im;
+
+/** An agent setting out to check (not a ledger's "verified facts" heading, not a claim that something was verified). */
+export const VERIFY_INTENT_RE = /\b(?:let'?s|let me|let us|I will|I'll|we(?:'ll| will| should| need to| can)|please|now|to)\s+(?:\w+\s+){0,2}?(?:verify|double[- ]check|cross[- ]check|cross[- ]reference|confirm|validate|re-?check)\b/i;
