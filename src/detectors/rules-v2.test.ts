@@ -395,6 +395,9 @@ describe("1.1 task specification (v2 rules)", () => {
     // a payment id the user named in words ("credit card" for credit_card_4421)
     const pay = taskTrace(cancelTask([{ name: "book_reservation", kwargs: { flight: "UA1", payment_id: "gift_card_7" } }]), user("Book UA1 and pay with my credit card."), call("book_reservation", { flight: "UA1", payment_id: "credit_card_4421" }, '{"status": "booked", "a": 1, "b": 2}'));
     expect(detectWith(taskSpecViolation, pay)).toEqual([]);
+    // a write the expected actions lack, that the (simulated) user asked for outright
+    const offScript = taskTrace(task, user("Forget the cancellation, please book me on UA1 instead."), call("book_reservation", { flight: "UA1" }, '{"reservation_id": "NEW", "status": "booked", "total": 100}'));
+    expect(detectWith(taskSpecViolation, offScript)).toEqual([]);
   });
 
   it("interfaceContract (never guess): results written by the model where the task forbids guessing", () => {

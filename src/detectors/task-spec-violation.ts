@@ -71,6 +71,21 @@ function needlessTransfer(trace: Trace, ctx: DetectionContext): Finding[] {
   return [finding("task-spec-violation", "1.1", [end.step], quote(end.step), `the agent transferred to a human although the expected actions (${doable.map((a) => a.name).join(", ")}) were within its scope`, 0.7, ["steps", "expected", "outcome"])];
 }
 
+const REQUEST_WORDS: [RegExp, RegExp][] = [
+  [/^(?:update|modify)_/i, /\b(?:change|modify|update|switch|move|rebook|upgrade|downgrade|add|remove)\b/i],
+  [/^book_/i, /\b(?:book|reserve)\b/i],
+  [/^cancel_/i, /\bcancel\b/i],
+  [/^exchange_/i, /\b(?:exchange|swap)\b/i],
+  [/^return_/i, /\breturn\b/i],
+];
+
+/** One of the user's last three turns before `index` asks for the kind of action `tool` performs. */
+function userAskedFor(trace: Trace, index: number, tool: string): boolean {
+  const words = REQUEST_WORDS.find(([t]) => t.test(tool))?.[1];
+  if (!words) return false;
+  return trace.steps.filter((s) => s.index < index && s.role === "user" && s.kind === "message").slice(-3).some((s) => words.test(s.text ?? ""));
+}
+
 /** The string values inside an argument value (nested objects and arrays included). */
 function leafStrings(v: unknown): string[] {
   if (typeof v === "string") return [v];
@@ -99,6 +114,8 @@ function expectedActionsBroken(trace: Trace, ctx: DetectionContext): Finding[] {
     if (isFailedResult(resultOf(trace, call))) continue;
     const same = expected.filter((a) => a.name === call.tool!.name);
     const args = argsObject(call.tool.args) ?? {};
+    // a write the expected actions lack that the user itself asked for (a simulated user off its script) is not the agent's doing
+    if (!same.length && userAskedFor(trace, call.index, call.tool.name)) continue;
     // values the user itself asked for (a simulated user departing from its script) are not the agent's doing
     if (same.length) {
       const said = trace.steps.filter((s) => s.index < call.index && s.role === "user").map((s) => (s.text ?? "").toLowerCase()).join("\n");
