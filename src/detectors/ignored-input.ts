@@ -27,8 +27,11 @@ function statedValueIgnored(trace: Trace): Finding[] {
     const want = Number(m[1]!.replace(/,/g, ""));
     const retry = trace.steps.find((s) => s.index > r.index && s.kind === "tool_call" && s.role === "assistant" && s.tool?.name === call.tool?.name);
     if (!retry) continue;
-    const numbers = [...JSON.stringify(retry.tool?.args ?? "").matchAll(/\d+(?:\.\d+)?/g)].map((x) => Number(x[0]));
-    if (numbers.includes(want) || dollarAmounts(retry.text ?? "").includes(want)) continue;
+    const args = JSON.stringify(retry.tool?.args ?? "");
+    const numbers = [...args.matchAll(/\d+(?:\.\d+)?/g)].map((x) => Number(x[0]));
+    // a total paid in parts (250 + 55 for 305) follows the stated value too
+    const paid = [...args.matchAll(/"(?:amount|paid|total)"\s*:\s*(\d+(?:\.\d+)?)/g)].reduce((a, x) => a + Number(x[1]), 0);
+    if (numbers.includes(want) || Math.abs(paid - want) < 0.01 || dollarAmounts(retry.text ?? "").includes(want)) continue;
     return [finding("ignored-input", "2.5", [r, retry], quote(r, STATED_RE), `the tool stated ${m[1]} but the agent's next ${call.tool?.name} ignored it`, 0.7)];
   }
   return [];

@@ -1,10 +1,11 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
+import { instructionSteps } from "./contract.js";
 import { stepContent } from "../trace/index.js";
 import { HYPOTHETICAL_RE, UNOBTAINED_RE, VERIFIED_CLAIM_RE, VERIFY_INTENT_RE } from "../trace/claims.js";
 import { finalAnswerStep, finalStretch, runEnd } from "./run-end.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
-import { imaginedTestPass, reachable, resultAmounts, transactionAmounts } from "./text-signals.js";
+import { imaginedTestPass, ownWords, reachable, resultAmounts, transactionAmounts } from "./text-signals.js";
 import { finding, isFailedResult, isVerification, quote, resultOf } from "./util.js";
 
 /**
@@ -65,16 +66,21 @@ function reportContradictsResult(trace: Trace): Finding[] {
     if (call.kind !== "tool_call" || call.role !== "assistant" || !DOMAIN_VERB.test(call.tool?.name ?? "")) continue;
     const result = resultOf(trace, call);
     if (!result || isFailedResult(result)) continue;
-    const { transactions } = resultAmounts(stepContent(result));
+    const { transactions, money } = resultAmounts(stepContent(result));
     if (transactions.length === 0) continue;
     // the agent's next words to the user
     const report = trace.steps.find((s) => s.index > result.index && s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim() !== "");
     if (!report || trace.steps.some((s) => s.index > result.index && s.index < report.index && s.kind === "tool_call")) continue;
-    // amounts the agent says were charged or refunded must be what the result charged or refunded (or a sum of it)
-    const stated = transactionAmounts(report.text!);
-    if (stated.length === 0) continue;
-    const sums = reachable(transactions);
-    if (stated.some((x) => sums.has(Math.round(x * 100)))) continue;
+    // money the agent says moved must follow from what the result moved (a payment, a sum of payments); a total or a
+    // price it states may also come from the result's prices — or from an earlier lookup (other reservations)
+    const { moved, totals } = transactionAmounts(report.text!);
+    if (moved.length === 0 && totals.length === 0) continue;
+    const cents = (x: number) => Math.round(x * 100);
+    const fromMoves = reachable(transactions);
+    const fromPrices = reachable([...transactions, ...money]);
+    const seenBefore = new Set(trace.steps.filter((s) => s.index < call.index && s.kind === "tool_result").flatMap((s) => resultAmounts(stepContent(s)).money).map(cents));
+    if (moved.some((x) => fromMoves.has(cents(x))) || totals.some((x) => fromPrices.has(cents(x)) || seenBefore.has(cents(x)))) continue;
+    const stated = [...moved, ...totals];
     return [finding("incorrect-verification", "3.3", [result, report], quote(report, /\$\s?\d/), `the agent reported amounts (${stated.map((x) => `$${x}`).join(", ")}) that the ${call.tool!.name} result does not show (it moved ${transactions.join(", ")})`, 0.7)];
   }
   return [];
@@ -94,22 +100,29 @@ function imaginedPass(trace: Trace): Finding[] {
  */
 function verifiedOnMissingData(trace: Trace, ctx: DetectionContext): Finding[] {
   if (!failed(ctx)) return [];
+  const instructions = new Set(instructionSteps(trace).map((x) => x.index));
+  const words = (s: Step) => ownWords(trace, s, instructions);
   for (const claim of trace.steps) {
-    if (claim.role !== "assistant" || (claim.kind !== "message" && claim.kind !== "reasoning") || !claim.text) continue;
-    const m = VERIFIED_CLAIM_RE.exec(claim.text);
-    if (!m) continue;
+    if (claim.role !== "assistant" || (claim.kind !== "message" && claim.kind !== "reasoning")) continue;
+    const text = words(claim);
+    const m = VERIFIED_CLAIM_RE.exec(text);
+    if (!m || negated(text, m.index)) continue;
     // confirming a problem ("the traceback confirms that the error…") is a diagnosis, not a verification claim
-    if (/\b(?:error|exception|traceback|bug|issue|fails?|failure|crash|problem)\b/i.test(sentenceAt(claim.text, m.index))) continue;
+    if (/\b(?:error|exception|traceback|bug|issue|fails?|failure|crash|problem)\b/i.test(sentenceAt(text, m.index))) continue;
     // a ledger or report that admits the gap anywhere in the same turn
-    const head = claim.text;
     const window = trace.steps.slice(Math.max(0, claim.index - 4), claim.index);
     const gap =
-      (UNOBTAINED_RE.test(head) || HYPOTHETICAL_RE.test(head) ? claim : undefined) ??
-      [...window].reverse().find((s) => (s.kind === "tool_result" && isFailedResult(s)) || (s.role === "assistant" && (UNOBTAINED_RE.test(s.text ?? "") || HYPOTHETICAL_RE.test(s.text ?? ""))));
+      (UNOBTAINED_RE.test(text) || HYPOTHETICAL_RE.test(text) ? claim : undefined) ??
+      [...window].reverse().find((s) => (s.kind === "tool_result" && isFailedResult(s)) || UNOBTAINED_RE.test(words(s)) || HYPOTHETICAL_RE.test(words(s)));
     if (!gap) continue;
-    return [finding("incorrect-verification", "3.3", gap === claim ? [claim] : [gap, claim], quote(claim, VERIFIED_CLAIM_RE), "the failed run's result was declared verified although the information it rests on was never obtained", 0.6, ["steps", "outcome"])];
+    return [finding("incorrect-verification", "3.3", gap === claim ? [claim] : [gap, claim], quote(claim, new RegExp(m[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))), "the failed run's result was declared verified although the information it rests on was never obtained", 0.6, ["steps", "outcome"])];
   }
   return [];
+}
+
+/** A negation just before a claim ("none of them has been confirmed", "not verified"). */
+function negated(text: string, at: number): boolean {
+  return /\b(?:not|never|no|none(?: of \w+)?|nothing|neither|nor|cannot|can't|couldn't|hasn't|haven't|isn't|wasn't|weren't|without)\b[^.!?\n]{0,24}$/i.test(text.slice(Math.max(0, at - 40), at));
 }
 
 const VERIFIER_RE = /verif|critic|review|check|judge|orchestrator|manager/i;
@@ -125,7 +138,14 @@ function verifierApprovedFailure(trace: Trace, ctx: DetectionContext): Finding[]
   if (agents.size < 2) return [];
   const late = finalStretch(trace);
   const prose = (t: string) => t.replace(/```[\s\S]*?(?:```|$)/g, " ");
-  const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && (SATISFIED_RE.test(s.text!) || VERIFIED_CLAIM_RE.test(prose(s.text!))));
+  const approves = (t: string) => {
+    if (SATISFIED_RE.test(t)) return true;
+    // a ledger that says the request is not satisfied approves nothing, whatever its reasons mention
+    if (/"is_request_satisfied"\s*:\s*\{[^{}]*?"answer"\s*:\s*false/.test(t)) return false;
+    const m = VERIFIED_CLAIM_RE.exec(prose(t));
+    return m !== null && !negated(prose(t), m.index);
+  };
+  const claim = [...late].reverse().find((s) => VERIFIER_RE.test(s.agent) && approves(s.text!));
   if (!claim) return [];
   const re = SATISFIED_RE.test(claim.text!) ? /is_request_satisfied/ : VERIFIED_CLAIM_RE;
   return [finding("incorrect-verification", "3.3", [claim], quote(claim, re), `${claim.agent} approved a result that the run's outcome shows was wrong`, 0.55, ["steps", "outcome"])];

@@ -4,7 +4,8 @@ import { CONCLUSION_RE, HYPOTHETICAL_RE, INTENT_RE, UNOBTAINED_RE } from "../tra
 import { isCompletionCall } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
-import { runEnd, TRANSFER_RE } from "./run-end.js";
+import { finalStretch, runEnd, TRANSFER_RE } from "./run-end.js";
+import { ownWords, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
 import { CONSEQUENTIAL_RE } from "./task-spec-violation.js";
 import { agentSteps, finding, hasTag, isFailedResult, isMutating, quote, resultOf } from "./util.js";
 
@@ -106,6 +107,10 @@ function deliverableNeverWritten(trace: Trace, ctx: DetectionContext): Finding[]
   return [finding("premature-termination", "3.1", [cite], ev, `the run ended without ever writing its required deliverable ${d.path}`, 0.85, ["steps", "task"])];
 }
 
+/** The user asked for a human agent shortly before `index`. */
+const userAskedForHuman = (trace: Trace, index: number) =>
+  trace.steps.filter((s) => s.index < index && s.role === "user" && s.kind === "message").slice(-2).some((s) => /\b(?:human|real person|representative|supervisor|manager|live agent|transfer me)\b/i.test(s.text ?? ""));
+
 /** A failed run that was ended by a cap, a transfer to a human, or an infrastructure fault. */
 function endedEarly(trace: Trace, ctx: DetectionContext): Finding[] {
   const end = runEnd(trace);
@@ -114,6 +119,9 @@ function endedEarly(trace: Trace, ctx: DetectionContext): Finding[] {
   const cite = end.step && stepContent(end.step).trim() ? end.step : [...trace.steps].reverse().find((s) => stepContent(s).trim() && s.role !== "system");
   if (!cite) return [];
   const expectedLeft = end.kind === "transfer" && ctx.contract.expectedActions.some((a) => !TRANSFER_RE.test(a.name));
+  // a transfer the user asked for, when nothing consequential was expected of the agent, ended nothing early
+  const writesExpected = ctx.contract.expectedActions.some((a) => CONSEQUENTIAL_RE.test(a.name) && !TRANSFER_RE.test(a.name));
+  if (end.kind === "transfer" && ctx.contract.expectedActions.length && !writesExpected && userAskedForHuman(trace, end.step!.index)) return [];
   const why = { cap: "a step, turn, message or time cap ended the failed run before its objective was met", transfer: "the failed run was handed to a human before its objective was met", infra: "an infrastructure fault or empty model turns ended the failed run before it delivered" }[end.kind];
   return [finding("premature-termination", "3.1", [cite], quote(cite), why, end.kind === "infra" ? 0.8 : 0.75, expectedLeft ? ["steps", "outcome", "expected"] : ["steps", "outcome"])];
 }
@@ -122,14 +130,21 @@ function endedEarly(trace: Trace, ctx: DetectionContext): Finding[] {
  * A failed run whose agents said, in its final stretch, that they could not obtain information (or that they were
  * using hypothetical data) and then answered anyway: it ended before the information was obtained.
  */
-function answeredWithoutInformation(trace: Trace): Finding[] {
-  const agentTurns = trace.steps.filter((s) => s.role === "assistant" && (s.kind === "message" || s.kind === "reasoning" || s.kind === "handoff" || s.kind === "termination") && (s.text ?? "").trim());
-  if (agentTurns.length < 2) return [];
-  const final = agentTurns.slice(-Math.max(3, Math.ceil(agentTurns.length * 0.4)));
-  const admission = final.find((s) => UNOBTAINED_RE.test(s.text!) || HYPOTHETICAL_RE.test(s.text!));
+function answeredWithoutInformation(trace: Trace, ctx: DetectionContext): Finding[] {
+  // service dialogues (expected actions) refuse requests in these words ("I cannot process this because…"): their
+  // early endings are read off the expected actions instead
+  if (ctx.contract.expectedActions.length) return [];
+  const turns = finalStretch(trace);
+  if (turns.length < 2) return [];
+  const words = new Map(turns.map((s) => [s.index, ownWords(trace, s)]));
+  // an admission of missing information late in the run (an early one a later retrieval may have resolved), or data
+  // the agents made up or presented without the lookup that should have produced it (nothing later makes it real)
+  const late = turns.slice(-Math.max(3, Math.ceil(turns.length * 0.4)));
+  const admission = late.find((s) => UNOBTAINED_RE.test(words.get(s.index)!)) ?? turns.find((s) => HYPOTHETICAL_RE.test(words.get(s.index)!) || presentsUnretrieved(s) !== null);
   if (!admission) return [];
-  const re = UNOBTAINED_RE.test(admission.text!) ? UNOBTAINED_RE : HYPOTHETICAL_RE;
-  return [finding("premature-termination", "3.1", [admission], quote(admission, re), "the failed run ended with an answer although its agents said the information it needed was not obtained", 0.65, ["steps", "outcome"])];
+  const own = words.get(admission.index)!;
+  const re = UNOBTAINED_RE.test(own) ? UNOBTAINED_RE : HYPOTHETICAL_RE.test(own) ? HYPOTHETICAL_RE : PRESENT_RE;
+  return [finding("premature-termination", "3.1", [admission], quote(admission, re), "the failed run ended with an answer although the information it needed was never obtained", 0.65, ["steps", "outcome"])];
 }
 
 /** A completion call that says the task was not completed, or a failed coding run submitted with no change made. */
@@ -169,7 +184,7 @@ export const prematureTermination: Detector = {
   detect: (trace, ctx) => {
     if (ctx.outcome.success === true) return [];
     const out = [...endsOnMissingDeliverable(trace), ...announcedButStopped(trace), ...pendingPlan(trace), ...stoppedOnFailure(trace), ...deliverableNeverWritten(trace, ctx), ...gaveUp(trace, ctx)];
-    if (failed(ctx)) out.push(...endedEarly(trace, ctx), ...answeredWithoutInformation(trace), ...expectedNeverAttempted(trace, ctx));
+    if (failed(ctx)) out.push(...endedEarly(trace, ctx), ...answeredWithoutInformation(trace, ctx), ...expectedNeverAttempted(trace, ctx));
     return out;
   },
 };

@@ -2,7 +2,7 @@ import type { Finding, Step, Trace } from "../trace/index.js";
 import { HYPOTHETICAL_RE, UNOBTAINED_RE } from "../trace/claims.js";
 import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
-import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { imaginedObservation, NO_ANSWER_RE, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
 import { finalAnswerStep } from "./run-end.js";
 import { finding, isMutating, quote } from "./util.js";
 
@@ -75,7 +75,8 @@ function presentedWithoutLookup(trace: Trace): Finding[] {
 /** The final answer is given right after the agents concluded that the information for it was not obtained. */
 function answerAgainstConclusion(trace: Trace): Finding[] {
   const final = finalAnswerStep(trace);
-  if (!final) return [];
+  // "FINAL ANSWER: Unable to determine" agrees with the conclusion
+  if (!final || NO_ANSWER_RE.test((final.text ?? "").slice((final.text ?? "").search(/FINAL ANSWER\s*:/i) + 1 || 0))) return [];
   // (a ledger's "request not satisfied yet" is progress tracking, not a conclusion that the information is missing)
   const before = trace.steps.slice(Math.max(0, final.index - 3), final.index + 1).filter((s) => s.role === "assistant" && UNOBTAINED_RE.test(s.text ?? ""));
   const admitted = before[before.length - 1];

@@ -127,7 +127,8 @@ function sameFailure(trace: Trace): Finding[] {
       observed = false;
     }
     if (r.role !== "assistant") observed = true;
-    if (r.kind !== "tool_result") continue;
+    // a call cancelled because a sibling failed did not fail on its own
+    if (r.kind !== "tool_result" || /Sibling tool call errored|cancelled because (?:a|another)|not executed because/i.test(r.tool?.output ?? r.text ?? "")) continue;
     const call = r.tool?.callIndex !== undefined ? trace.steps[r.tool.callIndex] : undefined;
     if (call && call.role !== "assistant") continue;
     const sig = failureSignature({ output: r.tool?.output ?? r.text, exitCode: r.tool?.exitCode, isError: r.tool?.isError });

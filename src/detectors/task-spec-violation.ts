@@ -4,7 +4,7 @@ import { HYPOTHETICAL_RE } from "../trace/claims.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
 import { runEnd, TRANSFER_RE } from "./run-end.js";
-import { imaginedObservation, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { imaginedObservation, ownWords, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
 import { argsObject } from "../trace/actions.js";
 import { canonicalArgs, commandOf, finding, isFailedResult, quote, resultOf } from "./util.js";
 
@@ -51,8 +51,10 @@ function unconfirmedWrite(trace: Trace, ctx: DetectionContext): Finding[] {
   if (!ctx.contract.confirmBeforeWrite) return [];
   for (const call of trace.steps) {
     if (call.kind !== "tool_call" || call.role !== "assistant" || !CONSEQUENTIAL_RE.test(call.tool?.name ?? "")) continue;
-    const lastUser = [...trace.steps.slice(0, call.index)].reverse().find((s) => s.role === "user" && s.kind === "message");
-    if (lastUser && AFFIRM_RE.test(lastUser.text ?? "")) continue;
+    // the explicit yes may come a turn or two before the call (the user then names the card to use)
+    const since = [...trace.steps.slice(0, call.index)].reverse().find((s) => s.kind === "tool_call" && s.role === "assistant" && CONSEQUENTIAL_RE.test(s.tool?.name ?? ""))?.index ?? -1;
+    const recent = trace.steps.filter((s) => s.index > since && s.index < call.index && s.role === "user" && s.kind === "message").slice(-3);
+    if (recent.some((s) => AFFIRM_RE.test(s.text ?? ""))) continue;
     return [finding("task-spec-violation", "1.1", [call], quote(call), `${call.tool!.name} was executed without the user's explicit confirmation, which the policy requires ("${ctx.contract.confirmBeforeWrite.quote.slice(0, 100)}")`, 0.7, ["steps", "task"])];
   }
   return [];
@@ -154,9 +156,9 @@ function interfaceContract(trace: Trace, ctx: DetectionContext): Finding[] {
 function sourceIgnored(trace: Trace, ctx: DetectionContext): Finding[] {
   const c = ctx.contract.sourceConstraint;
   if (!c) return [];
-  const s = trace.steps.find((x) => x.role === "assistant" && x.index > c.step && (HYPOTHETICAL_RE.test(x.text ?? "") || presentsUnretrieved(x) !== null));
+  const s = trace.steps.find((x) => x.role === "assistant" && x.index > c.step && (HYPOTHETICAL_RE.test(ownWords(trace, x)) || presentsUnretrieved(x) !== null));
   if (!s) return [];
-  const hypothetical = HYPOTHETICAL_RE.test(s.text ?? "");
+  const hypothetical = HYPOTHETICAL_RE.test(ownWords(trace, s));
   return [finding("task-spec-violation", "1.1", [s], quote(s, hypothetical ? HYPOTHETICAL_RE : PRESENT_RE), `the task requires "${c.quote.slice(0, 100)}", but the agents worked from ${hypothetical ? "hypothetical data" : "data no lookup produced"}`, 0.65, ["steps", "task"])];
 }
 

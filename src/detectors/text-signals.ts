@@ -1,4 +1,5 @@
-import type { Step } from "../trace/index.js";
+import type { Step, Trace } from "../trace/index.js";
+import { instructionSteps } from "./contract.js";
 
 /**
  * Signals read from what agents write, shared by several detectors: environment output the model wrote itself
@@ -27,7 +28,7 @@ export function imaginedTestPass(s: Step): RegExpExecArray | null {
 const DOLLARS_RE = /\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?/g;
 const MONEY_KEY_RE = /"(?:amount|price|total|total_price|refund|refund_amount|paid|cost|balance|fee|charge)"\s*:\s*(-?\d+(?:\.\d+)?)/gi;
 /** Fields that say what was charged or refunded (not a line item's price). */
-const TRANSACTION_KEY_RE = /"(?:amount|total|total_price|refund|refund_amount|paid|charge)"\s*:\s*(-?\d+(?:\.\d+)?)/gi;
+const TRANSACTION_KEY_RE = /"(?:amount|total|total_price|refund|refund_amount|paid|charge|(?:exchange_)?price_difference)"\s*:\s*(-?\d+(?:\.\d+)?)/gi;
 
 /** Dollar amounts a text states ("$1,302.00" → 1302). */
 export function dollarAmounts(text: string): number[] {
@@ -43,15 +44,25 @@ export function resultAmounts(text: string): { money: number[]; transactions: nu
   return { money, transactions, all };
 }
 
-/** Dollar amounts stated in sentences about money moving (refunded, charged, paid, total). */
-export function transactionAmounts(text: string): number[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .filter((s) => /\b(?:refund\w*|charg\w*|paid|pay(?:ment)?|total|processed|deducted|credited|debited)\b/i.test(s))
-    .flatMap((s) => dollarAmounts(s));
+/**
+ * Dollar amounts a report states about money: `moved` in sentences that say money moved (refunded, charged, paid,
+ * deducted), `totals` in sentences that only state a total, cost or price.
+ */
+export function transactionAmounts(text: string): { moved: number[]; totals: number[] } {
+  const sentences = text.split(/(?<=[.!?])\s+|\n+/);
+  const MOVED = /\b(?:refund\w*|charg\w*|paid|payment|processed|deducted|credited|debited)\b/i;
+  // money that "will be" refunded has not moved yet: the report states an amount due, like a total
+  const moving = (s: string) => MOVED.test(s) && !/\bwill be\b/i.test(s);
+  return {
+    moved: sentences.filter(moving).flatMap((s) => dollarAmounts(s)),
+    totals: sentences.filter((s) => !moving(s) && /\b(?:total|cost|price|fare|refund\w*)\b/i.test(s)).flatMap((s) => dollarAmounts(s)),
+  };
 }
 
-/** Sums of every subset of up to 3 values: a reported total is often the sum of a few result amounts. */
+/**
+ * Amounts a report can honestly state from these values: each value, sums of up to 3 (a total), and differences of
+ * two (a price difference); in cents.
+ */
 export function reachable(values: number[]): Set<number> {
   const out = new Set<number>();
   const v = values.slice(0, 24);
@@ -60,6 +71,7 @@ export function reachable(values: number[]): Set<number> {
     out.add(r(v[i]!));
     for (let j = i + 1; j < v.length; j++) {
       out.add(r(v[i]! + v[j]!));
+      out.add(Math.abs(r(v[i]! - v[j]!)));
       for (let k = j + 1; k < v.length; k++) out.add(r(v[i]! + v[j]! + v[k]!));
     }
   }
@@ -83,3 +95,19 @@ export function presentsUnretrieved(s: Step): RegExpExecArray | null {
   if (!shown || /```/.test(rest.slice(0, shown.index))) return null;
   return shown;
 }
+
+/**
+ * What an agent says in its own words: its text without the pages, screenshots, OCR and search results a browsing
+ * agent pastes (everything from "Here is a screenshot" / "The viewport shows" / an "Address:" header on), without code
+ * blocks, and nothing at all for a step that states the task or its plan (instructions are not claims).
+ */
+const DUMP_RE = /(?:Here is a screenshot of|The viewport shows|Viewport position:|^Address: |^Title: |<Image>|Automatic OCR of the page|The (?:web )?search (?:for|results?)[^\n]{0,80}\n|A Google search for|A Bing search for|You previously visited this page)/m;
+export function ownWords(trace: Trace, s: Step, instructions: ReadonlySet<number> = new Set(instructionSteps(trace).map((x) => x.index))): string {
+  if (s.role !== "assistant" || instructions.has(s.index)) return "";
+  const text = s.text ?? "";
+  const cut = DUMP_RE.exec(text);
+  return (cut ? text.slice(0, cut.index) : text).replace(/```[\s\S]*?(?:```|$)/g, " ");
+}
+
+/** A text that states what it cannot determine ("Unable to determine", "unknown") rather than giving an answer. */
+export const NO_ANSWER_RE = /\b(?:unable to (?:determine|find|identify)|cannot (?:be )?determine[d]?|could not (?:be )?determine[d]?|unknown|not (?:enough|sufficient) information|N\/A)\b/i;
