@@ -569,3 +569,29 @@ describe("measured modes", () => {
     for (const [code, v] of Object.entries(d.modes!)) expect(v === null).toBe(d.measured_by?.[code] === undefined);
   });
 });
+
+describe("guards from the independent precision check (docs/precision-spotcheck.md)", () => {
+  it("reads agents' own words: a browsing agent's page dump is not an admission or a claim", () => {
+    const dump = "I clicked the link.\n\nHere is a screenshot of the page. The viewport shows: We assume the data is accurate. Search Bar Placeholder";
+    const t = trace(user("Which paper?"), say("Searching the archive.", "WebSurfer"), say(dump, "WebSurfer"), say("FINAL ANSWER: 2206.01234", "Orchestrator"));
+    expect(detectWith(prematureTermination, t, false).filter((f) => /never obtained/.test(f.rationale ?? ""))).toEqual([]);
+    expect(detectWith(incorrectVerification, t, false).filter((f) => /never obtained/.test(f.rationale ?? ""))).toEqual([]);
+  });
+  it("a negated verification ('none of them has been confirmed') approves nothing", () => {
+    const t = trace(user("Which shops are open?"), say("Checked three shops.", "WebSurfer"), say("None of them has been confirmed to be open yet.", "Orchestrator"), say("FINAL ANSWER: Shop A", "Orchestrator"));
+    expect(detectWith(incorrectVerification, t, false).filter((f) => /approved/.test(f.rationale ?? ""))).toEqual([]);
+  });
+  it("'FINAL ANSWER: Unable to determine' agrees with a conclusion that the information was not obtained", () => {
+    const t = trace(user("What was deleted?"), say("The page was not accessible; the word could not be found.", "Orchestrator"), say("FINAL ANSWER: Unable to determine", "Orchestrator"));
+    expect(detectWith(reasoningActionMismatch, t, false)).toEqual([]);
+  });
+  it("a stated total paid in parts follows the tool's correction (2.5)", () => {
+    const t = trace(user("Book it."), call("book_reservation", { payment_methods: [{ id: "gc", amount: 300 }] }, "Error: payment amount does not add up, total price is 305, but paid 300"), call("book_reservation", { payment_methods: [{ id: "gc", amount: 250 }, { id: "cc", amount: 55 }] }, '{"status": "booked"}'));
+    expect(detectWith(ignoredInput, t)).toEqual([]);
+  });
+  it("a refund that 'will be' processed states an amount due, which the result's prices may support (3.3)", () => {
+    const result = '{"order_id": "#W1", "status": "return requested", "items": [{"name": "Boots", "price": 186.45}], "payment_history": [{"transaction_type": "payment", "amount": 500}]}';
+    const t = trace(user("Return the boots."), call("return_delivered_order_items", { order_id: "#W1" }, result), say("The refund of $186.45 will be processed to your gift card once the return is received."));
+    expect(detectWith(incorrectVerification, t)).toEqual([]);
+  });
+});
