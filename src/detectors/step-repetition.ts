@@ -81,8 +81,9 @@ const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => {
 };
 
 function repeatedMessages(trace: Trace): Finding[] {
+  // (an envelope such as {"type":"function_call","content":""} repeated before every call is format, not a message)
   const msgs = trace.steps.filter(
-    (s) => s.role === "assistant" && (s.kind === "message" || s.kind === "handoff" || s.kind === "plan") && (s.text ?? "").trim().length >= 40,
+    (s) => s.role === "assistant" && (s.kind === "message" || s.kind === "handoff" || s.kind === "plan") && (s.text ?? "").trim().length >= 40 && ((s.text ?? "").match(/[A-Za-z]/g)?.length ?? 0) >= 30,
   );
   const clusters: { rep: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
   for (const m of msgs) {

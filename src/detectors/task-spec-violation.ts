@@ -88,6 +88,16 @@ function userAskedFor(trace: Trace, index: number, tool: string): boolean {
   return trace.steps.filter((s) => s.index < index && s.role === "user" && s.kind === "message").slice(-3).some((s) => words.test(s.text ?? ""));
 }
 
+/** `have` contains `want`: equal scalars, objects with every expected key covered, arrays element by element. */
+export function covers(have: unknown, want: unknown): boolean {
+  if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => covers(have[i], w));
+  if (want && typeof want === "object") {
+    if (!have || typeof have !== "object" || Array.isArray(have)) return false;
+    return Object.entries(want).every(([k, v]) => covers((have as Record<string, unknown>)[k], v));
+  }
+  return canonicalArgs(have) === canonicalArgs(want);
+}
+
 /** The string values inside an argument value (nested objects and arrays included). */
 function leafStrings(v: unknown): string[] {
   if (typeof v === "string") return [v];
@@ -98,7 +108,7 @@ function leafStrings(v: unknown): string[] {
 
 /** Keys whose values differ between two argument objects (top level), for the evidence. */
 function differingKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalArgs(a[k]) !== canonicalArgs(b[k]));
+  return Object.keys(b).filter((k) => !covers(a[k], b[k]));
 }
 
 /**
@@ -112,6 +122,8 @@ function expectedActionsBroken(trace: Trace, ctx: DetectionContext): Finding[] {
   for (const call of trace.steps) {
     if (call.kind !== "tool_call" || call.role !== "assistant" || !call.tool || !CONSEQUENTIAL_RE.test(call.tool.name) || TRANSFER_RE.test(call.tool.name)) continue;
     if (want.has(`${call.tool.name}\u0000${canonicalArgs(call.tool.args)}`)) continue;
+    // the expected action with extra detail (flight objects that also carry origin and destination) is the same action
+    if (expected.some((a) => a.name === call.tool!.name && covers(argsObject(call.tool!.args) ?? {}, a.args))) continue;
     // a write the system refused changed nothing
     if (isFailedResult(resultOf(trace, call))) continue;
     const same = expected.filter((a) => a.name === call.tool!.name);

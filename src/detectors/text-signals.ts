@@ -91,8 +91,12 @@ export function presentsUnretrieved(s: Step): RegExpExecArray | null {
   if (!intent) return null;
   const rest = s.text.slice(intent.index + intent[0].length);
   const shown = PRESENT_RE.exec(rest);
-  // code in between is a lookup that the executor will run: its results come in a later turn
+  // code in between is a lookup that the executor will run: its results come in a later turn; words inside a
+  // numbered plan ("Step 4: based on the search results, …") describe work to do, not results
   if (!shown || /```/.test(rest.slice(0, shown.index))) return null;
+  const items = [...rest.matchAll(/^\s*(?:Step \d+|\d+\.)\s/gm)].map((m) => m.index);
+  const inPlan = items.some((i) => i < shown.index && shown.index - i < 400) && items.some((i) => i > shown.index && i - shown.index < 200);
+  if (inPlan) return null;
   return shown;
 }
 

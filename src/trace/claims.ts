@@ -89,11 +89,11 @@ export const UNOBTAINED_RE =
 
 /** Data the agent says it made up: hypothetical, assumed, simulated, placeholder or example values. */
 export const HYPOTHETICAL_RE =
-  /\b(?:hypothetical(?:ly)?|let'?s assume|let us assume|we(?:'ll| will)? assume|assuming (?:that |the |a )|for (?:the sake of|demonstration|illustration|illustrative) (?:purposes?|argument|example)?|simulated? (?:data|values?|results?|output)|placeholder|dummy (?:data|values?)|mock (?:data|values?)|sample (?:data|values?)|example (?:data|values?|notes)|fictional|made[- ]up|approximate (?:data|values?|figures?)|based on (?:general|typical|common) knowledge|(?:let'?s|we can) (?:use|take) (?:an? )?(?:example|estimate))\b/i;
+  /\b(?:hypothetical(?:ly)?|(?:let'?s|let us|we(?:'ll| will)?) assume(?! (?:that )?(?:we|I|you|they) (?:have|can|are|could)\b)|assuming (?:that |the |a )(?!(?:we|I|you) (?:have|can)\b)|for (?:the sake of|demonstration|illustration|illustrative) (?:purposes?|argument|example)?|simulated? (?:data|values?|results?|output)|placeholder (?:data|values?|numbers?|figures?)|dummy (?:data|values?)|mock (?:data|values?)|sample (?:data|values?)|example (?:data|values?|notes)|fictional|made[- ]up|approximate (?:data|values?|figures?)|based on (?:general|typical|common) knowledge|(?:let'?s|we can) (?:use|take) (?:an? )?(?:example|estimate))\b/i;
 
 /** A claim that something was checked and holds ("verified", "confirmed", "tests pass", "request is satisfied"). */
 export const VERIFIED_CLAIM_RE =
-  /\b(?:(?<!\bor |\bGIVEN OR )verified(?! facts)|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;
+  /\b(?:(?<!\bor |\bGIVEN OR |cross-|\bbe |\bbeen )verified(?! facts)|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;
 
 /** A run's final answer: "FINAL ANSWER:", "the answer is", or a closing TERMINATE. */
 export const FINAL_ANSWER_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b|^\s*TERMINATE\s*$/im;
