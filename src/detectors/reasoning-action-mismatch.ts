@@ -1,5 +1,5 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
-import { HYPOTHETICAL_RE, UNOBTAINED_RE } from "../trace/claims.js";
+import { HYPOTHETICAL_RE, INTENT_RE, UNOBTAINED_RE } from "../trace/claims.js";
 import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { imaginedObservation, NO_ANSWER_RE, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
@@ -14,7 +14,7 @@ import { finding, isMutating, quote } from "./util.js";
  * Guards against: traces without tool steps (conversational systems whose actions are messages: the claim cannot be
  * checked there), tool names mentioned in passing rather than as the next action, and plans for later steps.
  */
-const NEXT_RE = /\b(I will|I'll|let me|next,? I('ll| will)|now I('ll| will)|I am going to|I'm going to)\b/i;
+const NEXT_RE = INTENT_RE;
 const RAN_RE = /\bI (have |'ve )?(ran|run|executed) (the |all )?(tests?|test suite|script|command)/i;
 const CHANGED_RE = /\bI (have |'ve )(updated|modified|edited|changed|fixed|patched|written|created) (the |a |an )?(file|code|function|config|configuration|[\w./-]+\.\w{1,5})\b/i;
 

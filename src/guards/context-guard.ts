@@ -1,4 +1,4 @@
-import { endsWithQuestion } from "../trace/claims.js";
+import { endsWithQuestion, INTENT_RE } from "../trace/claims.js";
 import { normalizeArgs } from "./equivalence.js";
 import { intervene, isAgentAction, proceed, type Guard, type GuardContext, type GuardDecision, type GuardEvent, type PlanItem, type ToolCallInfo } from "./types.js";
 
@@ -37,7 +37,7 @@ export interface ContextGuardOptions {
 export const CONTEXT_GUARD = "context-guard";
 
 /** Phrases announcing what the agent does next; the clause after one is searched for tool names. */
-export const INTENT_PATTERN = /\b(?:I will|I'll|I am going to|I'm going to|let me|let's|next,? I(?:'ll| will)?|now I(?:'ll| will)?|I need to|I'm about to)\b([^.!?\n]{0,160})/gi;
+export const INTENT_PATTERN = new RegExp(`(?:${INTENT_RE.source})([^.!?\\n]{0,160})`, "gi");
 
 interface Fact {
   value: string;

@@ -1,18 +1,24 @@
-/** The store's tables. Bump STORE_VERSION and add a migration step when this changes. */
-export const STORE_VERSION = 1;
+/**
+ * The store's tables. Bump STORE_VERSION and add a migration step (src/store/store.ts, `migrate`) when this changes.
+ * 1: the first layout. 2: runs gain `status` (incomplete until the run finished) and `input_key` (what was analysed and
+ * how, for `--replace`); every analysis is a new run with its own name instead of replacing the run of the same inputs.
+ */
+export const STORE_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY,           -- the run's name: <first input>-<YYYYMMDD-HHMMSS>[-n] (version 1 stores: a hash)
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   inputs TEXT NOT NULL,          -- JSON array of input paths as given
   annotator TEXT NOT NULL,
   taxonomy TEXT NOT NULL,
   trace_count INTEGER NOT NULL DEFAULT 0,
-  diagnostics TEXT NOT NULL DEFAULT '{}' -- JSON: counts of errors / skipped lines / skipped traces
+  diagnostics TEXT NOT NULL DEFAULT '{}', -- JSON: counts of errors / skipped lines / skipped traces
+  status TEXT NOT NULL DEFAULT 'complete', -- 'incomplete' from the start of a run until it finished
+  input_key TEXT                 -- digest of the resolved inputs and the annotator: the runs --replace supersedes
 );
 
 CREATE TABLE IF NOT EXISTS traces (

@@ -78,7 +78,7 @@ export function endsWithQuestion(text: string): boolean {
 // The rest of the shared vocabulary: what detectors and guards both read in an agent's words.
 
 /** An announced next action ("I will…", "Let me…"), not courtesy ("let me know", "I'll be here"). */
-export const INTENT_RE = /\b(I will(?! be)|I'll(?! be)|I am going to|I'm going to|let me(?! know)|let's|we'll|we will|next,? I|first,? (we|I)('ll| will)|now I will|I need to|I should)\b/i;
+export const INTENT_RE = /\b(?:I will(?! be)|I'll(?! be)|I am going to|I'm going to|I'm about to|let me(?! know)|let's|we'll|we will|next,? I(?:'ll| will)?|first,? (?:we|I)(?:'ll| will)|now I(?:'ll| will)?|I need to|I should)\b/i;
 
 /** A conclusion or final report: the run's answer, not an announcement. */
 export const CONCLUSION_RE = /\b(root cause|in summary|summary of|conclusion|final answer|the answer is|I have (completed|finished|written|created|identified)|task (is )?(complete|completed|done)|TERMINATE|successfully (completed|written|created))\b/i;
