@@ -110,6 +110,9 @@ export function planJudgement(trace: Trace, hints: Finding[], opts: JudgeOptions
     redactions,
   );
   const rendered = renderTrace(red.trace, opts.render);
+  // Everything placed in a prompt comes from the redacted copy, the trace id included (it is often a file name). The
+  // plan and the diagnosis keep the real id: they stay on this machine.
+  const promptId = red.trace.id;
   const contextTokens = opts.contextTokens ?? DEFAULT_CONTEXT;
   const summaryTokens = opts.summaryTokens ?? DEFAULT_SUMMARY;
   const outputTokens = maxOutputTokensOf(opts.model);
@@ -168,7 +171,7 @@ export function planJudgement(trace: Trace, hints: Finding[], opts: JudgeOptions
   const finalCodes = finalPassCodes(taxonomy);
   const windowCodes = allCodes.filter((c) => !finalCodes.includes(c));
   const probe = windowMessages({
-    taxonomy, traceId: trace.id, preamble: rendered.preamble, stepsText: "", summary: "", codes: allCodes, hints: knownHints, deferredCodes: finalCodes,
+    taxonomy, traceId: promptId, preamble: rendered.preamble, stepsText: "", summary: "", codes: allCodes, hints: knownHints, deferredCodes: finalCodes,
     window: { index: 1, count: 2, firstStep: 1, lastStep: 1, overlapSteps: 1, totalSteps: rendered.steps.length },
   });
   const overhead = estimateMessages(probe) + summaryTokens + outputTokens;
@@ -182,7 +185,7 @@ export function planJudgement(trace: Trace, hints: Finding[], opts: JudgeOptions
     const stepsText = rendered.steps.map((s) => s.block).join("\n\n");
     const build = () =>
       windowMessages({
-        taxonomy, traceId: trace.id, preamble: rendered.preamble, stepsText, codes: allCodes, hints: knownHints, deferredCodes: [],
+        taxonomy, traceId: promptId, preamble: rendered.preamble, stepsText, codes: allCodes, hints: knownHints, deferredCodes: [],
         window: { index: 0, count: 1, firstStep: 0, lastStep: Math.max(0, rendered.steps.length - 1), overlapSteps: 0, totalSteps: rendered.steps.length },
       });
     calls.push({ id: "whole", kind: "whole", codes: allCodes, hints: knownHints, build, inputTokensEstimate: estimateMessages(build()) });
@@ -203,7 +206,7 @@ export function planJudgement(trace: Trace, hints: Finding[], opts: JudgeOptions
     const stepsText = shown.map((s) => s.block).join("\n\n");
     const build = (summary: string) =>
       windowMessages({
-        taxonomy, traceId: trace.id, preamble: rendered.preamble, stepsText, summary: w.index === 0 ? undefined : summary || "(none)", codes: windowCodes, hints, deferredCodes: finalCodes,
+        taxonomy, traceId: promptId, preamble: rendered.preamble, stepsText, summary: w.index === 0 ? undefined : summary || "(none)", codes: windowCodes, hints, deferredCodes: finalCodes,
         window: { index: w.index, count: n, firstStep: first, lastStep: last, overlapSteps: w.overlap, totalSteps: rendered.steps.length },
       });
     calls.push({
@@ -216,7 +219,7 @@ export function planJudgement(trace: Trace, hints: Finding[], opts: JudgeOptions
     forcedCuts.push(...view.forcedCuts);
     const hints = knownHints.filter((h) => finalCodes.includes(h.mode));
     const build = (summary: string) =>
-      finalMessages({ taxonomy, traceId: trace.id, preamble: rendered.preamble, viewText: view.text, summary, codes: finalCodes, hints });
+      finalMessages({ taxonomy, traceId: promptId, preamble: rendered.preamble, viewText: view.text, summary, codes: finalCodes, hints });
     calls.push({ id: "final", kind: "final", codes: finalCodes, hints, build, inputTokensEstimate: estimateMessages(build(summaryPlaceholder)) + summaryTokens });
   }
   return { ...base, calls, windows: n, steps: plan.steps, forcedCuts, inputTokensEstimate: calls.reduce((s, c) => s + c.inputTokensEstimate, 0) };
