@@ -42,7 +42,8 @@ export function when(iso: string): string {
   return d.toLocaleString("en-GB", { year: "numeric", month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit" });
 }
 
-export const shortId = (id: string): string => id.slice(0, 8);
+/** A run id as shown: a hash (stores of version 1) cut to 8 digits; a run name (`examples-20260115-122609`) whole. */
+export const shortId = (id: string): string => (/^[0-9a-f]{16}$/.test(id) ? id.slice(0, 8) : id);
 
 /** A long string cut for a table cell (the full text goes in a title). */
 export function cut(s: string, max: number): string {

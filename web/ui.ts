@@ -11,6 +11,11 @@ export function outcomeBadge(success: boolean | null | undefined, extra?: string
   return h("span", { class: `badge ${cls}`, "data-outcome": text }, extra ? `${text} · ${extra}` : text);
 }
 
+/** Marks a run that was interrupted (or is still running): its numbers cover only the traces stored so far. */
+export function incompleteBadge(): HTMLElement {
+  return h("span", { class: "badge incomplete", title: "Interrupted or still running: only the traces stored so far" }, "incomplete");
+}
+
 export function modeChip(code: string, name?: string, active = false): HTMLElement {
   return h("span", { class: `chip${active ? " active" : ""}`, title: name ?? code, "data-mode": code }, code);
 }

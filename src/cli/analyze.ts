@@ -1,14 +1,12 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
-import { analyze } from "../pipeline/index.js";
+import { analyze, NoTracesError } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { GUARD_PRESETS } from "../guards/config.js";
 import { ReplayCollector } from "../guards/replay.js";
-import { modelTable, summarize, writeReports } from "../report/index.js";
-import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine } from "./io.js";
+import { modelTable, outcomeNotes } from "../report/index.js";
+import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";
 
 interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
@@ -24,6 +22,8 @@ interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
   quiet?: boolean;
   /** Guard configuration for the replay section: a preset or a JSON file. */
   guards: string;
+  /** Delete the store's earlier runs of the same inputs once this one is complete. */
+  replace?: boolean;
 }
 
 function ratio(name: string, v: string | undefined, fallback: number): number {
@@ -36,6 +36,7 @@ function ratio(name: string, v: string | undefined, fallback: number): number {
 export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Promise<number> {
   const itbenchRule = { success: ratio("--success-recall", opts.successRecall, 1), failure: ratio("--failure-recall", opts.failureRecall, 0) };
   if (itbenchRule.failure >= itbenchRule.success) throw new UsageError("--failure-recall must be below --success-recall");
+  requireInputs(paths);
   if (opts.judge) {
     // the judge pipeline does not replay its traces through the guards: say so rather than ignore the option
     if (opts.guards !== "default") throw new UsageError("--guards is not supported with --judge: run `faultline analyze` without --judge, or `faultline replay`, for the guard replay");
@@ -55,33 +56,42 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
   let started = false;
   let traces = 0;
   const problems: string[] = [];
-  const result = await analyze(paths, {
-    out: opts.out,
-    db: opts.db,
-    format: opts.format,
-    groundTruth: opts.groundTruth,
-    itbenchRule,
-    guards: opts.guards,
-    onFile: (path, i, total) => {
-      if (!bar) return;
-      if (!started) bar.start(total, 0, { traces: 0, file: "" });
-      started = true;
-      bar.update(i, { traces, file: path.length > 40 ? `…${path.slice(-39)}` : path });
-    },
-    onTrace: () => {
-      traces++;
-    },
-    onDiagnostic: (d) => {
-      if (d.level !== "notice") problems.push(problemLine(d));
-    },
-  });
+  let result: Awaited<ReturnType<typeof analyze>>;
+  try {
+    result = await interruptible((signal) =>
+      analyze(paths, {
+        out: opts.out,
+        db: opts.db,
+        format: opts.format,
+        groundTruth: opts.groundTruth,
+        itbenchRule,
+        guards: opts.guards,
+        replace: opts.replace,
+        signal,
+        onFile: (path, i, total) => {
+          if (!bar) return;
+          if (!started) bar.start(total, 0, { traces: 0, file: "" });
+          started = true;
+          bar.update(i, { traces, file: path.length > 40 ? `…${path.slice(-39)}` : path });
+        },
+        onTrace: () => {
+          traces++;
+        },
+        onDiagnostic: (d) => {
+          if (d.level !== "notice") problems.push(problemLine(d));
+        },
+      }),
+    );
+  } catch (e) {
+    if (bar && started) bar.stop();
+    if (!(e instanceof NoTracesError)) throw e;
+    if (!opts.json) printProblems(problems);
+    return noTracesExit(e);
+  }
   if (bar && started) bar.stop();
-  const summary = { ...(await summarize(result.runId, RULES_ANNOTATOR, result.counts, result.diagnoses)), replay: result.replay };
-  const summaryPath = join(opts.out, "summary.json");
-  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
-  const reports = writeReports(opts.out, summary, result.diagnoses);
+  const { summary, outputs } = result;
 
-  if (opts.json) writeJson({ ...summary, outputs: { findings: result.findingsPath, summary: summaryPath, ...reports, db: opts.db } });
+  if (opts.json) writeJson({ ...summary, outputs: { findings: outputs.findings, summary: outputs.summary, ...outputs.reports, db: opts.db }, replaced: result.replaced });
   else {
     const c = result.counts;
     console.log(modelTable(summary));
@@ -90,9 +100,11 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
       `\nGuard replay (${result.replay.guards}): ${r.intervened} of ${r.traces} traces with an intervention, ${r.stopped} ended early, ` +
         `${r.steps_saved} steps and ${r.tokens_saved} tokens saved${r.errors ? `; ${r.errors} replay errors` : ""} (report: "What the recommended fixes would have caught").`,
     );
+    for (const l of outcomeNotes(result.diagnoses)) console.log(l);
     printProblems(problems);
-    printRunFooter(c, { findings: result.findingsPath, summary: summaryPath, runId: result.runId, db: opts.db, reports });
+    printRunFooter(c, { findings: outputs.findings, summary: outputs.summary, runId: result.runId, db: opts.db, reports: outputs.reports, status: result.status, replaced: result.replaced });
   }
+  if (result.status === "incomplete") return EXIT.interrupted;
   return result.counts.errors > 0 || result.counts.failed > 0 || result.replay.totals.errors > 0 ? EXIT.partial : EXIT.ok;
 }
 
@@ -102,7 +114,8 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .description("Diagnose traces: detect MAST failure modes with evidence, score outcomes, store, and summarise per model")
     .argument("<paths...>", "trace files or folders (read recursively)")
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
-    .option("--db <file>", "SQLite store (re-analysing the same inputs replaces that run)", DEFAULT_DB)
+    .option("--db <file>", "SQLite store; every analysis is a new run, named <first input>-<YYYYMMDD-HHMMSS>", DEFAULT_DB)
+    .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs (default: keep them, e.g. for `faultline diff`)")
     .option("--json", "print the summary as JSON instead of a table")
     .option("--format <id>", "skip detection and read every file with this format")
     .option("--ground-truth <file>", "ITBench ground-truth YAML (or folder) for rollouts that have none beside them")
@@ -125,8 +138,15 @@ A trace that could not be annotated has "modes": null and an "error".
 summary.json also holds "replay": every trace replayed through the guards (--guards), as \`faultline replay --json\`
 prints it; the reports render it as "What the recommended fixes would have caught".
 
+Runs: each analysis is stored as a new run named <first input>-<YYYYMMDD-HHMMSS> (e.g. examples-20260115-122609),
+marked incomplete until it finishes; --replace deletes the earlier runs of the same inputs once the new one is
+complete. The output folder is written whole at the end: until then --out keeps what it held. Ctrl-C stops reading,
+stores and writes what was read, marked "status": "incomplete" (exit status 130); a second Ctrl-C quits at once.
+Inputs without any trace are reported and nothing is written.
+
 Examples:
   faultline analyze examples/ --out out/
+  faultline diff examples-20260115-122609 examples-20260116-090000 --by model   # before/after of one folder
   faultline analyze runs/ --ground-truth scenarios/2/ground_truth.yaml --json | jq '.models'
   faultline analyze runs/ --judge --base-url http://localhost:8000/v1 --model Qwen/Qwen2.5-32B-Instruct
 

@@ -3,7 +3,7 @@ import { diffRuns } from "../analysis/index.js";
 import { diffText } from "../report/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { EXIT, UsageError, writeJson } from "./io.js";
-import { diagnosticLines, loadLabelInput } from "./label-input.js";
+import { checkGroupKey, diagnosticLines, loadLabelInput } from "./label-input.js";
 
 interface DiffCliOptions {
   by?: string;
@@ -21,6 +21,7 @@ export async function runDiff(beforeSpec: string, afterSpec: string, opts: DiffC
   if (!Number.isInteger(maxTraces) || maxTraces < 0) throw new UsageError(`--traces must be a whole number, got "${opts.traces}"`);
   const before = await loadLabelInput(beforeSpec, { db: opts.db, annotator: opts.annotator });
   const after = await loadLabelInput(afterSpec, { db: opts.db, annotator: opts.annotator });
+  checkGroupKey([...before.load.rows, ...after.load.rows], opts.by);
   const report = diffRuns(before.load.rows, after.load.rows, { by: opts.by, alpha });
   const side = (x: typeof before) => ({ source: x.source, format: x.load.format, records: x.load.records, rows: x.load.rows.length, skipped: x.load.skipped, diagnostics: x.load.diagnostics });
   if (opts.json) writeJson({ before: side(before), after: side(after), ...report });

@@ -28,13 +28,19 @@ export async function inspect(paths: string[], opts: InspectOptions): Promise<nu
     errors: diags.filter((d) => d.level === "error").length,
     warnings: diags.filter((d) => d.level === "warning").length,
     skipped_lines: files.reduce((a, f) => a + f.skippedLines, 0),
+    skipped_steps: files.reduce((a, f) => a + f.skippedSteps, 0),
     skipped_traces: files.reduce((a, f) => a + f.skippedTraces, 0),
     trace_files: files.filter((f) => f.role === "trace").length,
     supporting_files: files.filter((f) => f.role === "supporting").length,
     skipped_files: files.filter((f) => f.role === "skipped").length,
     refused_files: files.filter((f) => f.role === "refused").length,
   };
-  const missing = diags.filter((d) => !files.some((f) => f.path === d.file));
+  // paths that are not files read: missing paths, unreadable folders, symlink loops, pipes inside folders
+  const read = new Set(files.map((f) => f.path));
+  const others = [...byFile].filter(([path]) => !read.has(path));
+  const otherKind = (ds: Diagnostic[]) =>
+    ds.some((d) => d.level === "error" && /no such file/.test(d.message)) ? "missing" : ds.some((d) => d.level === "error") ? "unreadable" : "not read";
+  const refused = [...files.filter((f) => f.role === "refused").map((f) => f.path), ...others.filter(([, ds]) => ds.some((d) => d.level === "error")).map(([p]) => p)];
   if (opts.json) {
     const pick = (path: string, level: Diagnostic["level"]) =>
       (byFile.get(path) ?? []).filter((d) => d.level === level).map((d) => ({ line: d.line ?? null, message: d.message }));
@@ -50,12 +56,23 @@ export async function inspect(paths: string[], opts: InspectOptions): Promise<nu
           outcomes: f.hasOutcome,
           reference_labels: f.hasGoldLabels,
           skipped_lines: f.skippedLines,
+          skipped_steps: f.skippedSteps,
           skipped_traces: f.skippedTraces,
           note: f.note ?? null,
           errors: pick(f.path, "error"),
           warnings: pick(f.path, "warning"),
         })),
-        ...missing.map((d) => ({ path: d.file, format: "missing", role: "refused", traces: 0, steps: 0, models: [], errors: [{ line: null, message: d.message }], warnings: [] })),
+        ...others.map(([path, ds]) => ({
+          path,
+          format: otherKind(ds),
+          role: ds.some((d) => d.level === "error") ? "refused" : "skipped",
+          traces: 0,
+          steps: 0,
+          models: [],
+          note: ds.find((d) => d.level === "notice")?.message ?? null,
+          errors: pick(path, "error"),
+          warnings: pick(path, "warning"),
+        })),
       ],
       totals,
     });
@@ -82,8 +99,13 @@ export async function inspect(paths: string[], opts: InspectOptions): Promise<nu
     console.log(
       `\n${totals.files} files (${totals.trace_files} with traces, ${totals.supporting_files} supporting, ${totals.skipped_files} skipped, ${totals.refused_files} refused), ` +
         `${totals.traces} traces, ${totals.steps} steps, ${totals.errors} errors, ${totals.warnings} warnings` +
-        (totals.skipped_lines || totals.skipped_traces ? `; skipped ${totals.skipped_lines} lines/records and ${totals.skipped_traces} traces` : ""),
+        (totals.skipped_lines || totals.skipped_steps || totals.skipped_traces
+          ? `; skipped ${totals.skipped_lines} lines/records, ${totals.skipped_steps} steps and ${totals.skipped_traces} traces`
+          : ""),
     );
+    // every input refused is named here, however long the diagnostics list above was
+    if (refused.length)
+      console.log(`Not read (${refused.length}): ${refused.slice(0, 20).map(displayPath).join(", ")}${refused.length > 20 ? `, … ${refused.length - 20} more (see --json)` : ""}`);
   }
   return totals.errors > 0 ? EXIT.partial : EXIT.ok;
 }

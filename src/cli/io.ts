@@ -1,9 +1,41 @@
+import { existsSync } from "node:fs";
 import { relative, isAbsolute } from "node:path";
 
-/** Exit statuses shared by every command. */
-export const EXIT = { ok: 0, usage: 1, partial: 2 } as const;
+/**
+ * Exit statuses shared by every command. `interrupted` (128 + SIGINT): Ctrl-C or SIGTERM stopped `analyze`/`judge`
+ * midway; what was read is stored and written, marked incomplete.
+ */
+export const EXIT = { ok: 0, usage: 1, partial: 2, interrupted: 130 } as const;
 
 export class UsageError extends Error {}
+
+/** Input paths that do not exist are a usage error, found before anything is read or written. */
+export function requireInputs(paths: readonly string[]): void {
+  const missing = paths.filter((p) => !existsSync(p));
+  if (missing.length) throw new UsageError(`${missing.map(displayPath).join(", ")}: no such file or folder; nothing was analysed or written`);
+}
+
+/**
+ * An AbortSignal raised by the first Ctrl-C or SIGTERM while `run` is going: the run finishes with what it has read,
+ * marked incomplete. A second signal ends the process at once (the store keeps the run marked incomplete, and the
+ * output folder is left as it was).
+ */
+export async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<T> {
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    say(`\nfaultline: ${sig === "SIGINT" ? "interrupted" : "terminated"}: finishing with what was read (the run is marked incomplete); again to quit at once`);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
 
 /** Paths shown to people: relative to the working directory when that is shorter. */
 export function displayPath(p: string): string {
@@ -46,13 +78,26 @@ export const problemLine = (d: { level: string; file: string; line?: number; mes
 /** The closing lines of `analyze` and `judge`: what was read and annotated, and where everything went. */
 export function printRunFooter(
   c: { traces: number; files: number; annotated: number; failed: number; errors: number; skipped_lines: number; skipped_traces: number; refused_files: number },
-  out: { findings: string; summary: string; runId: string; db: string; reports: object },
+  out: { findings: string; summary: string; runId: string; db: string; reports: object; status?: "complete" | "incomplete"; replaced?: readonly string[] },
 ): void {
   console.log(
     `\n${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}); ` +
       `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
   );
-  console.log(`Wrote ${displayPath(out.findings)}, ${displayPath(out.summary)}; run ${out.runId} stored in ${displayPath(out.db)}.`);
+  const replaced = out.replaced?.length ? ` (replacing ${out.replaced.join(", ")})` : "";
+  console.log(`Wrote ${displayPath(out.findings)}, ${displayPath(out.summary)}; run ${out.runId} stored in ${displayPath(out.db)}${replaced}.`);
   const reports = Object.values(out.reports).filter((v): v is string => typeof v === "string");
   console.log(`Reports: ${reports.map(displayPath).join(", ")}.`);
+  if (out.status === "incomplete")
+    console.log(`Run ${out.runId} is INCOMPLETE: it was interrupted after ${c.traces} traces; its counts and statistics cover only those.`);
+}
+
+/**
+ * The message and exit status for inputs that held no trace (nothing was stored or written): 2 when some input was
+ * refused (its problems are printed above), 1 when there was nothing to read, 130 when interrupted first.
+ */
+export function noTracesExit(e: { message: string; counts: { errors: number; refused_files: number; files: number }; interrupted: boolean }): number {
+  process.stderr.write(`faultline: ${e.message}\n`);
+  if (e.interrupted) return EXIT.interrupted;
+  return e.counts.errors > 0 || e.counts.refused_files > 0 ? EXIT.partial : EXIT.usage;
 }

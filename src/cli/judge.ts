@@ -1,5 +1,3 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { Option, type Command } from "commander";
 import {
   DEFAULT_PATTERNS,
@@ -20,11 +18,12 @@ import {
   type RedactionConfig,
   type RedactionPattern,
 } from "../judge/index.js";
-import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions } from "../pipeline/judge.js";
+import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/judge.js";
+import { NoTracesError } from "../pipeline/index.js";
 import type { ItbenchSuccessRule } from "../outcome/index.js";
 import { DEFAULT_DB } from "../store/index.js";
-import { modelTable, summarize, writeReports } from "../report/index.js";
-import { displayPath, EXIT, table, UsageError, writeJson, printProblems, printRunFooter, problemLine } from "./io.js";
+import { modelTable, outcomeNotes } from "../report/index.js";
+import { displayPath, EXIT, table, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 
 /** Options of `faultline judge`; `analyze --judge` takes the provider and judge ones too. */
 export interface JudgeCliOptions {
@@ -57,6 +56,8 @@ export interface JudgeCliOptions {
   format?: string;
   groundTruth?: string;
   quiet?: boolean;
+  /** Delete the store's earlier runs of the same inputs and annotator once this one is complete. */
+  replace?: boolean;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -211,6 +212,7 @@ function totalsLines(t: JudgeTotals, busy: { concurrency: number; busyFraction: 
 
 /** `faultline judge`, and `faultline analyze --judge` (combine: rules and judge in one diagnosis). */
 export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { combine?: boolean; itbenchRule?: ItbenchSuccessRule } = {}): Promise<number> {
+  requireInputs(paths);
   const warnings: string[] = [];
   const warn = (m: string) => warnings.push(m);
   const built = buildModel(opts, warn);
@@ -234,24 +236,36 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
   const tty = !opts.json && !opts.quiet && process.stderr.isTTY;
   let done = 0;
   let failed = 0;
-  const result = await judgeRun(paths, {
-    ...input,
-    out: opts.out,
-    db: opts.db,
-    combine: how.combine,
-    cache,
-    onTrace: (d) => {
-      done++;
-      if (!d.modes) failed++;
-      if (tty) process.stderr.write(`\rjudged ${done} traces${failed ? ` (${failed} failed)` : ""} …`);
-    },
-  });
+  let result: JudgeRunResult;
+  try {
+    result = await interruptible((signal) =>
+      judgeRun(paths, {
+        ...input,
+        out: opts.out,
+        db: opts.db,
+        combine: how.combine,
+        cache,
+        replace: opts.replace,
+        signal,
+        onTrace: (d) => {
+          done++;
+          if (!d.modes) failed++;
+          if (tty) process.stderr.write(`\rjudged ${done} traces${failed ? ` (${failed} failed)` : ""} …`);
+        },
+      }),
+    );
+  } catch (e) {
+    if (tty) process.stderr.write("\r\x1b[K");
+    if (!(e instanceof NoTracesError)) throw e;
+    printWarnings();
+    if (!opts.json) printProblems(problems);
+    return noTracesExit(e);
+  }
   if (tty) process.stderr.write("\r\x1b[K");
   if (result.unreadableCacheEntries) warn(`${result.unreadableCacheEntries} unreadable cache entries in ${displayPath(opts.db)} were asked again`);
-  const summary = await summarize(result.runId, result.annotator, result.counts, result.diagnoses);
-  const summaryPath = join(opts.out, "summary.json");
-  writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
-  const reports = writeReports(opts.out, summary, result.diagnoses);
+  const { summary, outputs } = result;
+  const summaryPath = outputs.summary;
+  const reports = outputs.reports;
   const pool = built.pool.stats();
   const failures = result.diagnoses.filter((d) => d.modes === null).map((d) => ({ trace_id: d.trace_id, error: d.error ?? "" }));
   printWarnings();
@@ -270,10 +284,12 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
         failed: failures,
       },
       outputs: { findings: result.findingsPath, summary: summaryPath, ...reports, db: opts.db, ...(opts.cache ? { cache: opts.cache } : {}) },
+      replaced: result.replaced,
     });
   } else {
     const c = result.counts;
     console.log(modelTable(summary));
+    for (const l of outcomeNotes(result.diagnoses)) console.log(l);
     printProblems(problems);
     console.log(`\nJudge ${result.annotator} (${input.judge.mode}) at ${opts.baseUrl}:`);
     for (const l of totalsLines(result.totals, { concurrency: pool.limit, busyFraction: pool.busyFraction, elapsedMs: pool.elapsedMs })) console.log(l);
@@ -282,8 +298,9 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
       for (const f of failures.slice(0, 20)) console.log(`  ${f.trace_id}  ${f.error}`);
       if (failures.length > 20) console.log(`  … ${failures.length - 20} more in findings.jsonl`);
     }
-    printRunFooter(c, { findings: result.findingsPath, summary: summaryPath, runId: result.runId, db: opts.db, reports });
+    printRunFooter(c, { findings: result.findingsPath, summary: summaryPath, runId: result.runId, db: opts.db, reports, status: result.status, replaced: result.replaced });
   }
+  if (result.status === "incomplete") return EXIT.interrupted;
   return result.counts.errors > 0 || result.counts.failed > 0 ? EXIT.partial : EXIT.ok;
 }
 
@@ -364,7 +381,8 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
   addJudgeOptions(cmd);
   cmd
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
-    .option("--db <file>", "SQLite store: the run, and the call cache (a re-run pays nothing twice; a killed run resumes)", DEFAULT_DB)
+    .option("--db <file>", "SQLite store: the run (each a new one), and the call cache (a re-run pays nothing twice; a killed run resumes)", DEFAULT_DB)
+    .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs by the same judge")
     .option("--dry-run", "plan the calls and estimate input tokens without sending anything")
     .option("--show-prompts", "with --dry-run: print every message exactly as it would be sent (after redaction)")
     .option("--json", "print JSON instead of tables")

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { labelsFromRecords, loadLabels, rowFromTrace, type LabelDiagnostic, type LabelLoad, type LabelOptions } from "../analysis/index.js";
+import { labelsFromRecords, loadLabels, rowFromTrace, type LabelDiagnostic, type LabelLoad, type LabelOptions, type LabelRow } from "../analysis/index.js";
 import { readTraces } from "../formats/index.js";
 import { Store } from "../store/index.js";
 import { displayPath, UsageError } from "./io.js";
@@ -61,10 +61,53 @@ export async function loadLabelInput(spec: string, opts: LabelInputOptions = {})
     if (!run) throw new UsageError(`${spec}: no such file or folder, and no run with that id in ${displayPath(opts.db)} (faultline analyze prints run ids)`);
     const diagnoses = store.diagnoses(run.id, opts.annotator);
     const load = await labelsFromRecords(diagnoses.map((value) => ({ value })), `store:${run.id}`, opts);
+    if (run.status === "incomplete")
+      load.diagnostics.unshift({
+        level: "warning",
+        file: `store:${run.id}`,
+        message: `run ${run.id} is incomplete (interrupted or still running): ${run.trace_count} traces stored so far`,
+      });
     return { load, source: `store:${run.id}` };
   } finally {
     store.close();
   }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Whether a row's fields have `path` (a literal key, or a dot path through objects), whatever its value. */
+function hasField(fields: Record<string, unknown>, path: string): boolean {
+  if (path in fields) return true;
+  let cur: unknown = fields;
+  const parts = path.split(".");
+  for (const [i, part] of parts.entries()) {
+    if (!isPlainObject(cur) || !(part in cur)) return false;
+    if (i === parts.length - 1) return true;
+    cur = cur[part];
+  }
+  return false;
+}
+
+/** The keys `--by` can take over these rows: top-level fields and one level of dot paths into objects. */
+export function groupKeys(rows: readonly LabelRow[]): string[] {
+  const keys = new Set<string>();
+  for (const r of rows)
+    for (const [k, v] of Object.entries(r.fields)) {
+      keys.add(k);
+      if (isPlainObject(v)) for (const [k2, v2] of Object.entries(v)) if (!isPlainObject(v2) && !Array.isArray(v2)) keys.add(`${k}.${k2}`);
+    }
+  return [...keys].sort((a, b) => a.split(".").length - b.split(".").length || a.localeCompare(b));
+}
+
+/**
+ * `--by KEY` must name a field the rows have: an unknown key would put every trace under "(none)" without a word.
+ * A usage error lists the keys there are.
+ */
+export function checkGroupKey(rows: readonly LabelRow[], by: string | undefined, flag = "--by"): void {
+  if (by === undefined || rows.length === 0 || rows.some((r) => hasField(r.fields, by))) return;
+  const keys = groupKeys(rows);
+  const shown = keys.slice(0, 40).join(", ");
+  throw new UsageError(`${flag} ${by}: no trace has that field; the keys are ${shown}${keys.length > 40 ? `, … (${keys.length - 40} more)` : ""}`);
 }
 
 /** Problems met while loading, one line each, for stderr (first `max`). */

@@ -33,7 +33,8 @@ Quick start:
   faultline inspect examples/          what is in these files?
   faultline taxonomy                   the 14 MAST failure modes
 
-Exit status: 0 ok, 1 usage error, 2 some input was refused (the rest was processed).`,
+Exit status: 0 ok, 1 usage error (also: an input that does not exist, inputs without any trace), 2 some input was
+refused (the rest was processed), 130 analyze or judge was interrupted (what was read is kept, marked incomplete).`,
   );
   return program;
 }

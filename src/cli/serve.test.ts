@@ -59,4 +59,14 @@ describe("faultline serve", () => {
     await expect(runServe([], options({ db: join(root, "missing.db") }))).rejects.toThrow(/no store at/);
     await expect(runServe([], options({ port: "99999" }))).rejects.toThrow(/--port/);
   });
+
+  it("refuses paths that hold no trace, or do not exist, before storing or writing anything", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "faultline-serve-empty-"));
+    const db = join(empty, "store.db");
+    const out = join(empty, "out");
+    await expect(runServe([empty], options({ db, out }), { err: () => {} })).rejects.toThrow(/no traces in .*nothing stored, nothing written/);
+    await expect(runServe([join(empty, "nope")], options({ db, out }), { err: () => {} })).rejects.toThrow(/nope: no such file or folder/);
+    expect(existsSync(db) || existsSync(out)).toBe(false);
+    rmSync(empty, { recursive: true, force: true });
+  });
 });

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { analyze } from "../pipeline/index.js";
+import { analyze, NoTracesError } from "../pipeline/index.js";
 import { DEFAULT_HOST, DEFAULT_PORT, startServer, TOKEN_ENV } from "../server/index.js";
 import { isLoopback } from "../server/security.js";
 import { DEFAULT_DB, Store } from "../store/index.js";
-import { displayPath, EXIT, UsageError } from "./io.js";
+import { displayPath, EXIT, requireInputs, UsageError } from "./io.js";
 
 export interface ServeCliOptions {
   db: string;
@@ -14,6 +14,7 @@ export interface ServeCliOptions {
   out: string;
   format?: string;
   groundTruth?: string;
+  replace?: boolean;
 }
 
 function portOf(v: string): number {
@@ -50,6 +51,7 @@ export async function runServe(paths: string[], opts: ServeCliOptions, io: Serve
     throw new UsageError(`--host ${opts.host} makes the dashboard reachable from other machines: give an access token with --token <secret> or ${TOKEN_ENV}=<secret>`);
   let runId: string | undefined;
   if (paths.length) {
+    requireInputs(paths);
     err(`Analysing ${paths.map(displayPath).join(", ")} …`);
     let errors = 0;
     const result = await analyze(paths, {
@@ -57,9 +59,13 @@ export async function runServe(paths: string[], opts: ServeCliOptions, io: Serve
       db: opts.db,
       format: opts.format,
       groundTruth: opts.groundTruth,
+      replace: opts.replace,
       onDiagnostic: (d) => {
         if (d.level === "error") errors++;
       },
+    }).catch((e: unknown) => {
+      if (e instanceof NoTracesError) throw new UsageError(`${e.message}${errors ? ` — \`faultline inspect\` lists the ${errors} errors` : ""}`);
+      throw e;
     });
     runId = result.runId;
     const c = result.counts;
@@ -98,7 +104,8 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("--port <n>", "port to listen on (0 = any free port)", String(DEFAULT_PORT))
     .option("--host <h>", "address to listen on; anything but loopback needs --token", DEFAULT_HOST)
     .option("--token <secret>", `access token every API call must carry (or set ${TOKEN_ENV})`)
-    .option("-o, --out <dir>", "with paths: where findings.jsonl goes", "faultline-out")
+    .option("-o, --out <dir>", "with paths: where findings.jsonl, summary.json and the reports go", "faultline-out")
+    .option("--replace", "with paths: delete the store's earlier runs of the same inputs once the new one is complete")
     .option("--format <id>", "with paths: read every file with this format")
     .option("--ground-truth <file>", "with paths: ITBench ground-truth YAML for rollouts that have none beside them")
     .addHelpText(

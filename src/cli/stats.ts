@@ -3,7 +3,7 @@ import { groupRows, groupStatistics, INTERVENTIONS, rankAllGroups } from "../ana
 import { statsText } from "../report/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { EXIT, UsageError, writeJson } from "./io.js";
-import { diagnosticLines, loadLabelInput } from "./label-input.js";
+import { checkGroupKey, diagnosticLines, loadLabelInput } from "./label-input.js";
 
 interface StatsOptions {
   by?: string;
@@ -28,6 +28,7 @@ export async function runStats(input: string, opts: StatsOptions): Promise<numbe
     goldSource: opts.goldSource,
     tracesAsGold: true,
   });
+  checkGroupKey(load.rows, opts.by);
   const report = groupStatistics(load.rows, { by: opts.by, confidence });
   const buckets = groupRows(load.rows, opts.by);
   const interventions = rankAllGroups(report.groups, { rowsOf: (v) => buckets.get(v) });

@@ -5,9 +5,17 @@ export interface Diagnostic {
   level: "error" | "warning" | "notice";
   file: string;
   line?: number;
+  /**
+   * Where in the file's JSON the problem is (`/messages/4`). For a single JSON document the reader fills in `line`
+   * from it when the adapter could not.
+   */
+  pointer?: string;
   message: string;
-  /** What was lost because of it, so nothing is dropped silently. */
-  skipped?: "line" | "record" | "trace" | "file";
+  /**
+   * What was lost because of it, so nothing is dropped silently: a JSONL line or array element, one step of a trace
+   * (a message or event the adapter could not place), a whole trace, or the file (or folder).
+   */
+  skipped?: "line" | "record" | "step" | "trace" | "file";
 }
 
 export type FileKind = "jsonl" | "json" | "json-array" | "zip" | "text" | "empty" | "binary";
@@ -113,6 +121,8 @@ export interface FileSummary {
   errors: number;
   warnings: number;
   skippedLines: number;
+  /** Messages or events dropped from traces that were read (diagnostics with `skipped: "step"`). */
+  skippedSteps: number;
   skippedTraces: number;
   note?: string;
 }

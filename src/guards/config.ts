@@ -5,7 +5,7 @@ import { ContextGuard } from "./context-guard.js";
 import { LoopDetector } from "./loop-detector.js";
 import { GuardSet, type GuardSetOptions } from "./pipeline.js";
 import { DEFAULT_MUTATING, EvidenceRuleSpecSchema, ToolSelectorConfigSchema, type ToolSelector } from "./predicates.js";
-import { TerminationController } from "./termination-controller.js";
+import { TerminationController, type BenchmarkProfile } from "./termination-controller.js";
 import type { Guard } from "./types.js";
 import { VerificationGate } from "./verification-gate.js";
 
@@ -48,6 +48,13 @@ export const LoopConfigSchema = z
   })
   .strict();
 
+export const BenchmarkProfileSchema = z
+  .object({
+    exitConditions: z.array(EvidenceRuleSpecSchema).optional(),
+    asksForWork: z.boolean().optional(),
+  })
+  .strict();
+
 export const TerminationConfigSchema = z
   .object({
     maxSteps: positive.optional(),
@@ -56,6 +63,13 @@ export const TerminationConfigSchema = z
     warnAtFraction: z.number().min(0).max(1).optional(),
     exitConditions: z.array(EvidenceRuleSpecSchema).optional(),
     graceSteps: count.optional(),
+    /**
+     * Per-benchmark exit conditions and work requirement, by benchmark name (the trace's `task.benchmark`), added to
+     * the built-in BENCHMARK_PROFILES (absent: the built-in ones; `false`: none).
+     */
+    benchmarks: z.union([z.literal(false), z.record(z.string(), BenchmarkProfileSchema)]).optional(),
+    /** Refuse a completion before any action: `"task"` (default) when the task asks for work, `true` always, `false` never. */
+    requireAction: z.union([z.boolean(), z.literal("task")]).optional(),
   })
   .strict();
 
@@ -134,9 +148,33 @@ export const GuardConfigSchema = z
 export type GuardConfig = z.infer<typeof GuardConfigSchema>;
 
 /**
- * The built-in `default`: loop detection with its defaults; a 200-step budget with no declared deliverable; a check
- * required after the last change before a completion is accepted; context hygiene (stated-vs-executed). The clarify
- * gate is off because ambiguity rules are task-specific.
+ * ITBench's deliverable as an exit condition: the agent must leave a readable `agent_output.json` (diagnosis task) or
+ * `agent_remediation.json` (remediation task): a successful shell call that reads or validates it (`jq .
+ * agent_output.json`, `cat …`, a Python `json.load`) is the evidence, since a write can fail (sandbox errors) while the
+ * agent believes it worked.
+ */
+export const ITBENCH_DELIVERABLE = {
+  name: "agent_output.json readable",
+  description: "write the diagnosis to agent_output.json (agent_remediation.json for a remediation task), then check it (e.g. jq . agent_output.json)",
+  match: { argsPattern: String.raw`\b(?:jq|cat|head|python3?|json\.load)\b[^\n]*agent_(?:output|remediation)\.json` },
+  pass: { ok: true, output: { matches: String.raw`\S` } },
+} as const satisfies z.infer<typeof EvidenceRuleSpecSchema>;
+
+/**
+ * What every configuration knows of benchmarks (the trace's `task.benchmark`; a live loop tells it with
+ * `GuardSet.begin`): ITBench SRE tasks must leave their deliverable; ITBench and SWE-bench tasks always ask for work, so
+ * a run that ends without a single action is refused (FM-3.1). Add or override entries with `termination.benchmarks`.
+ */
+export const BENCHMARK_PROFILES: Readonly<Record<string, z.infer<typeof BenchmarkProfileSchema>>> = {
+  "itbench-sre": { exitConditions: [ITBENCH_DELIVERABLE], asksForWork: true },
+  "swe-bench": { asksForWork: true },
+};
+
+/**
+ * The built-in `default`: loop detection with its defaults; a 200-step budget, with exit conditions only where the
+ * run's benchmark brings its own (BENCHMARK_PROFILES: ITBench's deliverable) and no completion before any action on a
+ * task that asks for work; a check required after the last change before a completion is accepted; context hygiene
+ * (stated-vs-executed). The clarify gate is off because ambiguity rules are task-specific.
  */
 export const DEFAULT_GUARD_CONFIG: GuardConfig = {
   mutating: "default",
@@ -147,23 +185,14 @@ export const DEFAULT_GUARD_CONFIG: GuardConfig = {
 };
 
 /**
- * `itbench-sre`: the default plus ITBench's deliverable as an exit condition. The agent must leave a readable
- * `agent_output.json` (diagnosis task) or `agent_remediation.json` (remediation task): a successful shell call that
- * reads or validates it (`jq . agent_output.json`, `cat …`, a Python `json.load`) is the evidence, since a write can
- * fail (sandbox errors) while the agent believes it worked.
+ * `itbench-sre`: the default with ITBench's deliverable (ITBENCH_DELIVERABLE) declared for every run, whatever the
+ * trace says its benchmark is — for ITBench runs whose traces do not name the benchmark, and for live ITBench agents.
  */
 export const ITBENCH_SRE_GUARD_CONFIG: GuardConfig = {
   ...DEFAULT_GUARD_CONFIG,
   termination: {
     maxSteps: 200,
-    exitConditions: [
-      {
-        name: "agent_output.json readable",
-        description: "write the diagnosis to agent_output.json (agent_remediation.json for a remediation task), then check it (e.g. jq . agent_output.json)",
-        match: { argsPattern: String.raw`\b(?:jq|cat|head|python3?|json\.load)\b[^\n]*agent_(?:output|remediation)\.json` },
-        pass: { ok: true, output: { matches: String.raw`\S` } },
-      },
-    ],
+    exitConditions: [ITBENCH_DELIVERABLE],
   },
 };
 
@@ -242,7 +271,11 @@ const settings = <T>(v: boolean | T | undefined): T | undefined => (v === true ?
 export function guardsFromConfig(config: GuardConfig): Guard[] {
   const guards: Guard[] = [];
   const termination = settings(config.termination);
-  if (termination) guards.push(new TerminationController(termination));
+  if (termination) {
+    const { benchmarks, ...rest } = termination;
+    const profiles: Record<string, BenchmarkProfile> = benchmarks === false ? {} : { ...BENCHMARK_PROFILES, ...(benchmarks ?? {}) };
+    guards.push(new TerminationController({ ...rest, benchmarks: profiles }));
+  }
   const verification = settings(config.verification);
   if (verification) {
     const { mutating: own, check, ...rest } = verification;

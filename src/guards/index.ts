@@ -28,11 +28,21 @@ export {
   type InterventionDecision,
   type GuardContext,
   type Guard,
+  type RunContext,
   type Clock,
 } from "./types.js";
 export { GuardSet, ACTION_PRECEDENCE, strongest, type GuardVerdict, type GuardSetOptions, type GuardError } from "./pipeline.js";
 export { LoopDetector, LOOP_DETECTOR, type LoopDetectorOptions } from "./loop-detector.js";
-export { TerminationController, TERMINATION_CONTROLLER, type TerminationOptions, type TerminationState } from "./termination-controller.js";
+export {
+  TerminationController,
+  TERMINATION_CONTROLLER,
+  WORK_REQUEST_PATTERN,
+  workRequest,
+  benchmarkProfile,
+  type TerminationOptions,
+  type TerminationState,
+  type BenchmarkProfile,
+} from "./termination-controller.js";
 export { VerificationGate, VERIFICATION_GATE, type VerificationOptions } from "./verification-gate.js";
 export { ClarifyGate, CLARIFY_GATE, type ClarifyOptions, type AmbiguityRule } from "./clarify-gate.js";
 export { ContextGuard, CONTEXT_GUARD, INTENT_PATTERN, defaultSummary, type ContextGuardOptions, type ContextState, type FactRule } from "./context-guard.js";
@@ -76,6 +86,8 @@ export {
   GuardConfigSchema,
   DEFAULT_GUARD_CONFIG,
   ITBENCH_SRE_GUARD_CONFIG,
+  ITBENCH_DELIVERABLE,
+  BENCHMARK_PROFILES,
   GUARD_PRESETS,
   parseGuardConfig,
   loadGuardConfig,

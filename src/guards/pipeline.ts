@@ -7,6 +7,7 @@ import {
   type GuardDecision,
   type GuardEvent,
   type InterventionDecision,
+  type RunContext,
 } from "./types.js";
 
 /**
@@ -126,5 +127,11 @@ export class GuardSet {
     this.seq = 0;
     this.stoppedAt = undefined;
     for (const g of this.guards) g.reset();
+  }
+
+  /** Starts a new run: resets every guard, then tells each what the run is about (task, benchmark, tools). */
+  begin(run: RunContext = {}): void {
+    this.reset();
+    for (const g of this.guards) g.begin?.(run);
   }
 }

@@ -2,11 +2,16 @@ import { isCompletionCall } from "../trace/actions.js";
 import type { Step } from "../trace/index.js";
 import { detectCompletionClaim, endsWithQuestion, type ClaimDetection } from "../trace/claims.js";
 import type { GuardSet, GuardVerdict } from "./pipeline.js";
-import type { GuardEvent, InterventionDecision, PlanItem, ToolResultInfo } from "./types.js";
+import type { GuardEvent, InterventionDecision, PlanItem, RunContext, ToolResultInfo } from "./types.js";
 
 export interface ReplayEventOptions {
   /** Decides whether an assistant text claims success (default: {@link detectCompletionClaim}). */
   detectClaim?: (text: string) => ClaimDetection;
+}
+
+export interface ReplayStepsOptions extends ReplayEventOptions {
+  /** What the run is about (task, benchmark, tools), told to the guards before the first event. */
+  run?: RunContext;
 }
 
 const isAssistantText = (s: Step) => s.kind === "message" && s.role === "assistant";
@@ -172,9 +177,9 @@ export interface ReplayResult {
   stoppedAt?: { seq: number; step?: number };
 }
 
-/** Replays steps through a guard set (reset first) and collects what the guards would have done. */
-export function replaySteps(steps: readonly Step[], set: GuardSet, opts: ReplayEventOptions = {}): ReplayResult {
-  set.reset();
+/** Replays steps through a guard set (started afresh with `opts.run`) and collects what the guards would have done. */
+export function replaySteps(steps: readonly Step[], set: GuardSet, opts: ReplayStepsOptions = {}): ReplayResult {
+  set.begin(opts.run ?? {});
   const events = guardEventsFromSteps(steps, opts);
   const verdicts = set.run(events);
   const interventions = verdicts.flatMap((v) => v.interventions.map((d) => ({ ...d, seq: v.seq, ...(v.event.step !== undefined ? { step: v.event.step } : {}) })));

@@ -251,3 +251,31 @@ describe("ReplayCollector", () => {
     expect(s.totals).toMatchObject({ traces: 2, errors: 1, intervened: 1 });
   });
 });
+
+describe("replay, preset default, on the ITBench mistral run that stops after one sentence", async () => {
+  const file = corpus("itbench", "rollouts", "rollout-2026-01-15T12-26-09-019bc2b1-77dd-7072-9bdb-834ec3f5d5fe.jsonl");
+  const { traces } = await readAll(file);
+  const t = traces[0]!;
+  const tc = (s: ReplaySummary) => s.traces[0]!.interventions.filter((i) => i.guard === "termination-controller");
+
+  it("intervenes as itbench-sre does: the deliverable comes from task.benchmark, and no action at all is premature", () => {
+    expect(t.task?.benchmark).toBe("itbench-sre");
+    expect(t.steps.some((s) => s.kind === "tool_call")).toBe(false);
+    const last = t.steps.at(-1)!;
+    const sre = tc(replaySummary(traces, "itbench-sre"));
+    const def = tc(replaySummary(traces, "default"));
+    expect(sre).toHaveLength(1);
+    expect(def).toEqual(sre);
+    expect(def[0]).toMatchObject({ decision: "require", mode: "3.1", step: last.index, event: "completion" });
+    expect(def[0]!.reason).toMatch(/agent_output\.json readable.*; completion without any action \(no tool call\) although every itbench-sre task asks for work/);
+    expect(replaySummary(traces, "default").highlights).toContainEqual(expect.objectContaining({ kind: "ended_without_deliverable", trace_id: t.id }));
+  });
+
+  it("without a benchmark in the trace, the task and the codex harness still make it a termination case", () => {
+    const bare: Trace = { ...t, task: { ...t.task!, benchmark: undefined } };
+    delete bare.task!.benchmark;
+    const def = tc(replaySummary([bare], "default"));
+    expect(def).toEqual([expect.objectContaining({ decision: "require", mode: "3.1", step: t.steps.at(-1)!.index })]);
+    expect(def[0]!.reason).toBe('completion without any action (no tool call) although the task asks for work ("investigation")');
+  });
+});

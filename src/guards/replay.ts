@@ -6,7 +6,7 @@ import { stepContent, type Finding, type Step, type Trace } from "../trace/index
 import { guardSetFromConfig, loadGuardConfig, type GuardConfig } from "./config.js";
 import type { GuardSet, GuardVerdict } from "./pipeline.js";
 import { replaySteps, type ReplayEventOptions } from "./replay-events.js";
-import { ManualClock, type GuardEventType, type GuardMode } from "./types.js";
+import { ManualClock, type GuardEventType, type GuardMode, type RunContext } from "./types.js";
 
 /*
  * `faultline replay`: recorded traces run step by step through the guards, as if the guards had been in the loop.
@@ -103,6 +103,19 @@ function cutOf(v: GuardVerdict): number | undefined {
 
 const findingRef = (f: Finding): ReplayFindingRef => ({ mode: f.mode, detector: f.detector, steps: f.steps });
 
+/** Harnesses whose agents always have tools (a shell, an editor), whether or not a trace shows a call. */
+const TOOL_HARNESSES = /^(?:codex|claude-code|openhands|swe-agent|mini-swe-agent)$/i;
+
+/**
+ * What a recorded run was about, as the guards are told it before its first event: the task statement, the benchmark
+ * (per-benchmark exit conditions and work requirement) and whether the agent had tools (a tool step in the trace, or a
+ * harness whose agents always have them).
+ */
+export function runContextOf(trace: Trace): RunContext {
+  const tools = trace.steps.some((s) => s.kind === "tool_call" || s.kind === "tool_result") || TOOL_HARNESSES.test(trace.framework ?? "");
+  return { ...(trace.task?.text ? { task: trace.task.text } : {}), ...(trace.task?.benchmark ? { benchmark: trace.task.benchmark } : {}), tools };
+}
+
 /** Replays one trace through a guard set (reset first) and measures what the guards would have changed. */
 export function replayTrace(trace: Trace, set: GuardSet, opts: ReplayOptions = {}): TraceReplay {
   const errors: TraceReplay["errors"] = [];
@@ -112,7 +125,7 @@ export function replayTrace(trace: Trace, set: GuardSet, opts: ReplayOptions = {
     findings = d.findings;
     for (const f of d.failures) errors.push({ source: `detector ${f.detector}`, message: f.message });
   }
-  const r = replaySteps(trace.steps, set, opts.detectClaim ? { detectClaim: opts.detectClaim } : {});
+  const r = replaySteps(trace.steps, set, { run: runContextOf(trace), ...(opts.detectClaim ? { detectClaim: opts.detectClaim } : {}) });
   const stopIndex = r.verdicts.findIndex((v) => v.action === "stop");
   const considered = stopIndex === -1 ? r.verdicts : r.verdicts.slice(0, stopIndex + 1);
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GUARD_PRESETS, guardSetFromConfig, loadGuardConfig, parseGuardConfig } from "./config.js";
 import { GuardSet } from "./pipeline.js";
 import { TerminationController, type TerminationOptions } from "./termination-controller.js";
 import { intervene, ManualClock, proceed, type Guard, type GuardEvent } from "./types.js";
@@ -129,5 +130,79 @@ describe("TerminationController after an accepted completion", () => {
     expect(set.observe(done("All done.")).action).toBe("continue");
     expect(tc.state).toBe("finished");
     expect(set.observe(call("get_logs")).action).toBe("stop");
+  });
+});
+
+describe("TerminationController: a completion with no action at all on a task that asks for work (FM-3.1)", () => {
+  const task: GuardEvent = { type: "message", role: "user", text: "Begin investigation" };
+  const sentence = done("First we'll list the contents of the data directory, read all available alerts, and analyze them.");
+
+  it("is refused in every preset, with or without a declared deliverable", () => {
+    for (const preset of Object.keys(GUARD_PRESETS)) {
+      const set = guardSetFromConfig(loadGuardConfig(preset), { clock: new ManualClock() });
+      set.begin({ tools: true });
+      const [, v] = set.run([task, sentence]);
+      const tc = v!.interventions.find((i) => i.guard === "termination-controller");
+      expect(tc, preset).toMatchObject({ action: "require", mode: "3.1" });
+      expect(tc!.reason, preset).toMatch(/completion without any action \(no tool call\) although the task asks for work \("investigation"\)/);
+      expect(tc!.message).toMatch(/You have not done anything yet/);
+    }
+  });
+
+  it("knows the task from begin(), and every task of a benchmark that asks for work", () => {
+    const { set } = setOf({});
+    set.begin({ task: "Diagnose why checkout fails and write the root cause to agent_output.json", tools: true });
+    expect(set.observe(sentence).action).toBe("require");
+    set.begin({ benchmark: "princeton-nlp__SWE-bench_Verified-test" });
+    expect(set.observe(sentence).action).toBe("continue"); // no profiles given to this controller
+    const withProfiles = new GuardSet([new TerminationController({ benchmarks: { "swe-bench": { asksForWork: true } } })]);
+    withProfiles.begin({ benchmark: "princeton-nlp__SWE-bench_Verified-test", tools: false });
+    expect(withProfiles.observe(sentence).primary?.reason).toMatch(/although every swe-bench task asks for work/);
+  });
+
+  it("is not refused after a tool call, for a question, without tools, or when switched off", () => {
+    const acted = setOf({});
+    acted.set.begin({ tools: true });
+    expect(acted.set.run([task, call("shell", { command: "ls" }), result("shell", "alerts/"), sentence]).map((v) => v.action)).toEqual(["continue", "continue", "continue", "continue"]);
+    const question = setOf({});
+    question.set.begin({ tools: true });
+    expect(question.set.run([{ type: "message", role: "user", text: "What is the capital of France?" }, done("Paris.")]).map((v) => v.action)).toEqual(["continue", "continue"]);
+    const noTools = setOf({});
+    noTools.set.begin({ tools: false });
+    expect(noTools.set.run([task, sentence]).at(-1)!.action).toBe("continue");
+    const off = setOf({ requireAction: false });
+    off.set.begin({ tools: true });
+    expect(off.set.run([task, sentence]).at(-1)!.action).toBe("continue");
+    const always = setOf({ requireAction: true });
+    expect(always.set.run([{ type: "message", role: "user", text: "Hi" }, done("Hello.")]).at(-1)!.action).toBe("require");
+    // a final-answer call is not an action
+    const submitOnly = setOf({});
+    submitOnly.set.begin({ tools: true });
+    expect(submitOnly.set.run([task, call("submit", {}), sentence]).at(-1)!.action).toBe("require");
+  });
+});
+
+describe("TerminationController: per-benchmark exit conditions (default preset)", () => {
+  const readDeliverable = [call("shell", { command: ["bash", "-lc", "jq . agent_output.json"] }), result("shell", '{"entities": []}', { command: ["bash", "-lc", "jq . agent_output.json"] })];
+
+  it("default takes ITBench's deliverable from the run's benchmark, and forgets it for the next run", () => {
+    const set = guardSetFromConfig(loadGuardConfig("default"), { clock: new ManualClock() });
+    set.begin({ benchmark: "itbench-sre", tools: true });
+    const early = set.run([call("shell", { command: "ls" }), result("shell", "alerts/"), done("Root cause: flagd.")]).at(-1)!;
+    expect(early.primary).toMatchObject({ guard: "termination-controller", action: "require", mode: "3.1" });
+    expect(early.primary!.reason).toMatch(/^completion attempted before the exit conditions hold: agent_output.json readable/);
+    expect(set.run([...readDeliverable, done("Root cause: flagd.")]).at(-1)!.interventions.filter((i) => i.guard === "termination-controller")).toEqual([]);
+    // another run, another benchmark: no deliverable asked for
+    set.begin({ benchmark: "tau-bench/retail", tools: true });
+    expect(set.run([call("get_order", {}), result("get_order", "pending"), done("Your order is pending.")]).at(-1)!.interventions.filter((i) => i.guard === "termination-controller")).toEqual([]);
+  });
+
+  it("a declared deliverable wins over the benchmark's; `benchmarks: false` ignores them", () => {
+    const declared = guardSetFromConfig(parseGuardConfig({ termination: { exitConditions: deliverable } }), { clock: new ManualClock() });
+    declared.begin({ benchmark: "itbench-sre" });
+    expect(declared.run([call("x"), done()]).at(-1)!.primary?.reason).toMatch(/agent_output.json written/);
+    const none = guardSetFromConfig(parseGuardConfig({ termination: { benchmarks: false } }), { clock: new ManualClock() });
+    none.begin({ benchmark: "itbench-sre", tools: true });
+    expect(none.run([call("x"), done()]).at(-1)!.action).toBe("continue");
   });
 });

@@ -1,5 +1,39 @@
+import { isCompletionCall } from "../trace/actions.js";
 import { EvidenceTracker, type EvidenceRule } from "./predicates.js";
-import { intervene, isAgentAction, proceed, type Guard, type GuardAction, type GuardContext, type GuardDecision, type GuardEvent } from "./types.js";
+import { intervene, isAgentAction, proceed, type Guard, type GuardAction, type GuardContext, type GuardDecision, type GuardEvent, type RunContext } from "./types.js";
+
+/** What the controller knows of a benchmark's tasks (see {@link TerminationOptions.benchmarks}). */
+export interface BenchmarkProfile {
+  /** Exit conditions every task of the benchmark has (its deliverable), used when the configuration declares none. */
+  exitConditions?: EvidenceRule[];
+  /** Every task of the benchmark asks the agent to act on an environment: ending without any action is premature. */
+  asksForWork?: boolean;
+}
+
+/**
+ * A task that asks the agent to do work on an environment, not to answer from what it knows: investigate, diagnose,
+ * fix, debug, implement, deploy, remediate, find the root cause, create or edit a file… (English imperatives).
+ */
+export const WORK_REQUEST_PATTERN =
+  /\b(?:investigat\w*|diagnos\w*|debug\w*|fix(?:es|ing)?|repair\w*|remediat\w*|implement\w*|refactor\w*|deploy\w*|install\w*|execut\w*|migrat\w*|troubleshoot\w*|root[- ]cause|(?:create|write|edit|modify|update|patch)\s+(?:a\s+|an\s+|the\s+|this\s+)?(?:new\s+)?(?:file|script|code|function|tests?|patch|config\w*|manifest|deployment))\b/i;
+
+/** The words of a text that ask for work, or undefined. */
+export function workRequest(text: string): string | undefined {
+  return WORK_REQUEST_PATTERN.exec(text)?.[0];
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/[\s_]+/g, "-");
+
+/** The profile a run's benchmark falls under: its own key, a `key/…` variant, or a name that contains the key (`princeton-nlp__SWE-bench_Verified`). */
+export function benchmarkProfile(profiles: Readonly<Record<string, BenchmarkProfile>> | undefined, benchmark: string | undefined): { key: string; profile: BenchmarkProfile } | undefined {
+  if (!profiles || !benchmark) return undefined;
+  const b = norm(benchmark);
+  for (const [key, profile] of Object.entries(profiles)) {
+    const k = norm(key);
+    if (b === k || b.startsWith(`${k}/`) || b.includes(k)) return { key, profile };
+  }
+  return undefined;
+}
 
 export interface TerminationOptions {
   /** Most agent actions (assistant messages, tool calls, completion attempts) the run may take. */
@@ -20,6 +54,18 @@ export interface TerminationOptions {
    * twice as many the run is stopped.
    */
   graceSteps?: number;
+  /**
+   * What is known of benchmarks' tasks, by benchmark name: the run's benchmark ({@link RunContext.benchmark}, told by
+   * `begin`) picks its exit conditions when none are declared, and says whether its tasks always ask for work.
+   */
+  benchmarks?: Readonly<Record<string, BenchmarkProfile>>;
+  /**
+   * A completion before the agent took any action at all (no tool call) on a task that asks for work is refused
+   * (`require`, FM-3.1). `"task"` (default): when the run's benchmark asks for work, or the task (`begin`, or the user's
+   * messages before the first action) asks to investigate, fix, implement… ({@link WORK_REQUEST_PATTERN}) and the agent
+   * has tools (or it is not known). `true`: every run must act before it ends; `false`: never required.
+   */
+  requireAction?: boolean | "task";
 }
 
 /** The controller's states. `working` → `ready` when the exit conditions hold; an accepted completion → `finished`; a spent budget → `exhausted`. */
@@ -41,7 +87,15 @@ type Budget = "steps" | "time" | "tokens";
 export class TerminationController implements Guard {
   readonly name = TERMINATION_CONTROLLER;
   readonly modes = ["1.5", "3.1"] as const;
-  private readonly exit?: EvidenceTracker;
+  /** The declared exit conditions; a run's benchmark may bring its own when none are declared. */
+  private readonly declared?: EvidenceTracker;
+  private exit?: EvidenceTracker;
+  private run: RunContext = {};
+  private benchmark?: { key: string; profile: BenchmarkProfile };
+  /** A tool call (other than a final answer) happened: the agent did something. */
+  private acted = false;
+  /** What the user asked before the agent's first action (the task, in a live loop). */
+  private asked = "";
   private readonly warnAt: number;
   private readonly grace: number;
   private _state: TerminationState;
@@ -54,7 +108,8 @@ export class TerminationController implements Guard {
   private exhaustedBy?: string;
 
   constructor(private readonly opts: TerminationOptions = {}) {
-    if (opts.exitConditions?.length) this.exit = new EvidenceTracker(opts.exitConditions);
+    if (opts.exitConditions?.length) this.declared = new EvidenceTracker(opts.exitConditions);
+    this.exit = this.declared;
     this.warnAt = opts.warnAtFraction ?? 0.8;
     this.grace = opts.graceSteps ?? 8;
     this._state = this.exit ? "working" : "ready";
@@ -70,7 +125,12 @@ export class TerminationController implements Guard {
   }
 
   reset(): void {
-    this.exit?.reset();
+    this.declared?.reset();
+    this.exit = this.declared;
+    this.run = {};
+    this.benchmark = undefined;
+    this.acted = false;
+    this.asked = "";
     this._state = this.exit ? "working" : "ready";
     this.steps = 0;
     this.tokens = 0;
@@ -80,10 +140,34 @@ export class TerminationController implements Guard {
     this.exhaustedBy = undefined;
   }
 
+  /** Takes the run's benchmark exit conditions (when none are declared) and what it asks for. */
+  begin(run: RunContext): void {
+    this.run = run;
+    this.benchmark = benchmarkProfile(this.opts.benchmarks, run.benchmark);
+    const own = this.benchmark?.profile.exitConditions;
+    if (!this.declared && own?.length) {
+      this.exit = new EvidenceTracker(own);
+      this._state = "working";
+    }
+  }
+
+  /** Why this run's task asks for work (so ending without any action is premature), or undefined. */
+  private asksForWork(): string | undefined {
+    const mode = this.opts.requireAction ?? "task";
+    if (mode === false) return undefined;
+    if (mode === true) return "every run must act before it ends (requireAction)";
+    if (this.benchmark?.profile.asksForWork) return `every ${this.benchmark.key} task asks for work`;
+    if (this.run.tools === false) return undefined;
+    const words = workRequest(`${this.run.task ?? ""}\n${this.asked}`);
+    return words ? `the task asks for work ("${words}")` : undefined;
+  }
+
   observe(event: GuardEvent, ctx: GuardContext): GuardDecision {
     this.startedAt ??= ctx.now;
     this.lastNow = ctx.now;
     const acting = isAgentAction(event);
+    if (event.type === "tool_call" && !isCompletionCall(event.call)) this.acted = true;
+    if (!this.acted && event.type === "message" && event.role === "user" && this.asked.length < 8000) this.asked += `\n${event.text.slice(0, 4000)}`;
 
     if (this._state === "finished" && event.type === "message" && event.role === "user") {
       // A user (or harness) speaking after an accepted completion opens a new round of work.
@@ -156,16 +240,19 @@ export class TerminationController implements Guard {
   }
 
   private onCompletion(): GuardDecision {
-    if (this._state === "ready") return proceed(this.name, this.exit ? "exit conditions hold; completion allowed" : "no exit conditions declared");
-    const missing = this.exit!.status().filter((s) => s.state !== "satisfied");
-    const list = missing.map((s) => `${s.rule} (${s.detail})`).join("; ");
-    return intervene(
-      "require",
-      this.name,
-      "3.1",
-      `completion attempted before the exit conditions hold: ${list}`,
-      `You cannot finish yet. Still missing: ${missing.map((s) => (s.description ? `${s.rule}: ${s.description}` : s.rule)).join("; ")}. Produce it, then finish.`,
-    );
+    // ending before doing anything at all, on a task that asks for work, is premature whatever else holds
+    const work = this.acted ? undefined : this.asksForWork();
+    if (this._state === "ready" && !work) return proceed(this.name, this.exit ? "exit conditions hold; completion allowed" : "no exit conditions declared");
+    const missing = this._state === "ready" ? [] : this.exit!.status().filter((s) => s.state !== "satisfied");
+    const reasons = [
+      ...(missing.length ? [`completion attempted before the exit conditions hold: ${missing.map((s) => `${s.rule} (${s.detail})`).join("; ")}`] : []),
+      ...(work ? [`completion without any action (no tool call) although ${work}`] : []),
+    ];
+    const asks = [
+      ...(work ? ["You have not done anything yet: no tool call. Do the work the task asks for before you finish."] : []),
+      ...(missing.length ? [`Still missing: ${missing.map((s) => (s.description ? `${s.rule}: ${s.description}` : s.rule)).join("; ")}. Produce it, then finish.`] : []),
+    ];
+    return intervene("require", this.name, "3.1", reasons.join("; "), `You cannot finish yet. ${asks.join(" ")}`);
   }
 
   private spentBudget(now: number): string | undefined {

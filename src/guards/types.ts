@@ -131,6 +131,19 @@ export interface GuardContext {
   seq: number;
 }
 
+/**
+ * What a run is about, told to the guards before its first event ({@link Guard.begin}): a replay knows it from the
+ * recorded trace; a live loop may pass it. Every field is optional; absent means unknown.
+ */
+export interface RunContext {
+  /** The task statement. */
+  task?: string;
+  /** The benchmark the task comes from (`itbench-sre`, `swe-bench`, `tau-bench/retail`…): selects per-benchmark settings. */
+  benchmark?: string;
+  /** Whether the agent can act on an environment (has tools); undefined when unknown. */
+  tools?: boolean;
+}
+
 export interface Guard {
   readonly name: string;
   /** The MAST modes this guard prevents. */
@@ -143,6 +156,8 @@ export interface Guard {
   settle?(event: GuardEvent, outcome: GuardAction, ctx: GuardContext): void;
   /** Forget everything; ready for a new run. */
   reset(): void;
+  /** Told what the new run is about, after {@link reset} and before its first event (optional). */
+  begin?(run: RunContext): void;
 }
 
 /** Time source, injectable so time budgets are testable. */

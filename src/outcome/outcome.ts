@@ -73,7 +73,7 @@ async function scoreItbench(trace: Trace, o: OutcomeInput & { groundTruth: strin
   const gt = await loadGroundTruth(o.groundTruth);
   if (!gt.value) return { success: null, score: null, metric: null, rule: baseRule, details: { error: `ground truth unreadable: ${gt.error}`, ground_truth: o.groundTruth } };
   if (gt.value.version !== "v1")
-    return { success: null, score: null, metric: null, rule: baseRule, details: { error: "ground truth v2 has no groups; root-cause scoring needs a v1 file", ground_truth: o.groundTruth } };
+    return { success: null, score: null, metric: null, rule: baseRule, details: { error: "ground truth v2 has no groups; root-cause scoring needs a v1 file", ground_truth: o.groundTruth, ground_truth_version: gt.value.version } };
 
   const name = typeof itb.deliverableName === "string" ? itb.deliverableName : remediation ? "agent_remediation.json" : "agent_output.json";
   const found = await deliverableText(trace, o.deliverable, name);

@@ -50,14 +50,21 @@ describe("analyze (ingest → detect → outcome → store)", () => {
     }
   });
 
-  it("re-analysing the same input is idempotent", async () => {
+  it("re-analysing the same input is a new run beside the first, with the same diagnoses", async () => {
+    const first = new Store(db);
+    const [earlier] = first.runs();
+    first.close();
     const again = await analyze([EXAMPLES], { out: join(dir, "out2"), db });
     const store = new Store(db);
     try {
-      expect(store.runs()).toHaveLength(1);
+      expect(again.runId).not.toBe(earlier!.id);
+      expect(store.runs().map((r) => r.id).sort()).toEqual([earlier!.id, again.runId].sort());
       expect(store.diagnoses(again.runId)).toHaveLength(31);
       const n = store.db.prepare("SELECT count(*) AS n FROM findings WHERE run_id = ?").get(again.runId) as { n: number };
       expect(n.n).toBe(again.diagnoses.reduce((a, d) => a + d.findings.length, 0));
+      // the same inputs give the same diagnoses in both runs
+      const vectors = (id: string) => Object.fromEntries(store.diagnoses(id).map((d) => [d.trace_id, d.modes]));
+      expect(vectors(again.runId)).toEqual(vectors(earlier!.id));
     } finally {
       store.close();
     }

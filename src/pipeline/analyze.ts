@@ -2,7 +2,9 @@ import type { ReadOptions } from "../formats/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import type { GuardConfig } from "../guards/config.js";
 import { ReplayCollector, type ReplaySummary } from "../guards/replay.js";
-import { RunWriter } from "./run-writer.js";
+import { RunWriter, type RunOutputs } from "./run-writer.js";
+import type { RunSummary } from "../report/index.js";
+import type { RunStatus } from "../store/index.js";
 import type { Diagnosis } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
@@ -16,13 +18,31 @@ export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "form
   /** Guards the traces are replayed through for "what the recommended fixes would have caught": a preset name
    * (`default`, `itbench-sre`), a guard config file, or a config object. Default: `default`. */
   guards?: string | GuardConfig;
+  /** Once the run is complete, delete the store's earlier runs of the same inputs (default: every analysis is kept). */
+  replace?: boolean;
+  /** The run's name (default: `<first input>-<YYYYMMDD-HHMMSS>`, made unique in the store). */
+  name?: string;
+  /**
+   * Stops reading when aborted (Ctrl-C): what was read is stored and written, marked `incomplete` in the store and in
+   * summary.json.
+   */
+  signal?: AbortSignal;
 }
 
 export interface AnalyzeResult {
+  /** The run's name in the store, e.g. `examples-20260115-122609`. */
   runId: string;
+  /** `incomplete` when the run was interrupted (`signal`). */
+  status: RunStatus;
+  /** Earlier runs of the same inputs deleted by `replace`. */
+  replaced: string[];
   diagnoses: Diagnosis[];
   counts: RunCounts;
   findingsPath: string;
+  /** summary.json's content. */
+  summary: RunSummary;
+  /** Where findings.jsonl, summary.json and the reports are. */
+  outputs: RunOutputs;
   /** The guard replay over the same traces, with the rule findings of each (summary.json `replay`). */
   replay: ReplaySummary;
 }
@@ -30,9 +50,10 @@ export interface AnalyzeResult {
 
 /**
  * The main job: ingest → detect → outcome → store, streaming. Writes findings.jsonl (one line per trace) as it goes
- * and stores traces, diagnoses and findings in SQLite. Each trace is also replayed through the guards with its findings
- * (the collector keeps only the per-trace replay results). Keeps only the small per-trace diagnoses and replay results
- * in memory.
+ * and stores traces, diagnoses and findings in SQLite as a new run; at the end, summary.json and the reports. Each
+ * trace is also replayed through the guards with its findings (the collector keeps only the per-trace replay results).
+ * Keeps only the small per-trace diagnoses and replay results in memory. The output folder is committed whole at the
+ * end (see RunWriter); inputs without any trace throw NoTracesError and write nothing.
  */
 export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<AnalyzeResult> {
   // first, so that an unreadable guard configuration fails before anything is written
@@ -40,19 +61,38 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
     ...(opts.taxonomy ? { taxonomy: opts.taxonomy } : {}),
     ...(opts.detectors ? { detectors: opts.detectors } : {}),
   });
-  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator: RULES_ANNOTATOR, taxonomy: opts.taxonomy?.version ?? "mast-v3" });
+  const writer = new RunWriter(paths, {
+    out: opts.out,
+    db: opts.db,
+    annotator: RULES_ANNOTATOR,
+    taxonomy: opts.taxonomy?.version ?? "mast-v3",
+    replace: opts.replace,
+    name: opts.name,
+  });
   const counts = emptyRunCounts();
   try {
-    for await (const { trace, rules: d } of diagnosedTraces(paths, opts, counts)) {
-      await writer.write(trace, d, counts);
-      // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay
-      replay.add(trace, d.modes === null && trace.steps.length > 0 ? undefined : d.findings);
-      opts.onTrace?.(d);
-    }
-    writer.finish(counts);
+    if (!opts.signal?.aborted)
+      for await (const { trace, rules: d } of diagnosedTraces(paths, opts, counts)) {
+        await writer.write(trace, d, counts);
+        // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay
+        replay.add(trace, d.modes === null && trace.steps.length > 0 ? undefined : d.findings);
+        opts.onTrace?.(d);
+        if (opts.signal?.aborted) break;
+      }
+    const summaryOfReplay = replay.summary();
+    const done = await writer.complete(counts, opts.signal?.aborted ? "incomplete" : "complete", { replay: summaryOfReplay });
+    return {
+      runId: done.runId,
+      status: done.status,
+      replaced: done.replaced,
+      diagnoses: writer.diagnoses,
+      counts,
+      findingsPath: done.outputs.findings,
+      summary: done.summary,
+      outputs: done.outputs,
+      replay: summaryOfReplay,
+    };
   } finally {
     await writer.close();
   }
-  const { runId, diagnoses, findingsPath } = writer;
-  return { runId, diagnoses, counts, findingsPath, replay: replay.summary() };
 }

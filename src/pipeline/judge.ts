@@ -1,7 +1,9 @@
 import type { Diagnostic, ReadOptions } from "../formats/index.js";
 import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
 import { decisiveStep, detectionContext } from "../detectors/index.js";
-import { RunWriter } from "./run-writer.js";
+import { RunWriter, type RunOutputs } from "./run-writer.js";
+import type { RunSummary } from "../report/index.js";
+import type { RunStatus } from "../store/index.js";
 import { mast } from "../taxonomy/index.js";
 import { vectorFromFindings, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
@@ -41,6 +43,12 @@ export interface JudgeRunOptions extends JudgeInputOptions {
   /** Call cache: default the store's own (`--db`); another JudgeCache (a JSONL file); null for none. */
   cache?: JudgeCache | null;
   onTrace?: (d: Diagnosis, j: TraceJudgement) => void;
+  /** Once the run is complete, delete the store's earlier runs of the same inputs and annotator. */
+  replace?: boolean;
+  /** The run's name (default: `<first input>-<YYYYMMDD-HHMMSS>`, made unique in the store). */
+  name?: string;
+  /** Stops after the trace being judged when aborted: what was judged is stored and written, marked `incomplete`. */
+  signal?: AbortSignal;
 }
 
 /** Kept as a name for the judge's callers; the same counts as every run. */
@@ -48,6 +56,13 @@ export type JudgeRunCounts = RunCounts;
 
 export interface JudgeRunResult {
   runId: string;
+  /** `incomplete` when the run was interrupted (`signal`). */
+  status: RunStatus;
+  /** Earlier runs of the same inputs and annotator deleted by `replace`. */
+  replaced: string[];
+  /** summary.json's content. */
+  summary: RunSummary;
+  outputs: RunOutputs;
   annotator: string;
   diagnoses: Diagnosis[];
   counts: JudgeRunCounts;
@@ -112,14 +127,16 @@ export function withDecisive(trace: Trace, d: Diagnosis): Diagnosis {
   return { ...rest, decisive: r.decisive, ...(r.decisive === null ? { decisive_reason: r.reason } : {}) };
 }
 
-/** Runs the judge over `paths`, writes findings.jsonl and stores the run. Never throws for a trace's failure. */
+/**
+ * Runs the judge over `paths`, writes findings.jsonl, summary.json and the reports (committed whole at the end) and
+ * stores the run. Never throws for a trace's failure; inputs without any trace throw NoTracesError and write nothing.
+ */
 export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<JudgeRunResult> {
   const taxonomy = opts.taxonomy ?? mast;
   const modelName = opts.judge.model.model;
   const annotator = judgeAnnotator(modelName, opts.combine);
-  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator, taxonomy: taxonomy.version });
-  const { store, runId, findingsPath } = writer;
-  const storeCache = opts.cache === undefined ? new StoreCache(store) : undefined;
+  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator, taxonomy: taxonomy.version, replace: opts.replace, name: opts.name });
+  const storeCache = opts.cache === undefined ? new StoreCache(writer.store) : undefined;
   const cache = storeCache ?? opts.cache ?? undefined;
   const counts = emptyCounts();
   const totals = emptyTotals();
@@ -128,20 +145,36 @@ export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<
       item,
       judgement: await judgeTrace(item.trace, hintsOf(item, opts), judgeOptionsFor(item, opts, cache)),
     }));
-    for await (const { item, judgement } of judged) {
-      const d = withDecisive(item.trace, opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis);
-      addToTotals(totals, judgement, opts.judge.model.price);
-      // counts.traces is counted as traces are read; the rules diagnosis is stored beside a combined one
-      await writer.write(item.trace, d, counts, opts.combine ? [item.rules] : []);
-      opts.onTrace?.(d, judgement);
-    }
-    writer.finish(counts);
+    if (!opts.signal?.aborted)
+      for await (const { item, judgement } of judged) {
+        const d = withDecisive(item.trace, opts.combine ? combineDiagnoses(item.rules, judgement, annotator, opts.hints !== false, taxonomy.codes) : judgement.diagnosis);
+        addToTotals(totals, judgement, opts.judge.model.price);
+        // counts.traces is counted as traces are read; the rules diagnosis is stored beside a combined one
+        await writer.write(item.trace, d, counts, opts.combine ? [item.rules] : []);
+        opts.onTrace?.(d, judgement);
+        if (opts.signal?.aborted) break;
+      }
+    // traces read ahead for judging but never written are not part of an interrupted run
+    if (opts.signal?.aborted) counts.traces = counts.annotated + counts.failed;
+    const done = await writer.complete(counts, opts.signal?.aborted ? "incomplete" : "complete");
+    const { diagnoses } = writer;
+    return {
+      runId: done.runId,
+      status: done.status,
+      replaced: done.replaced,
+      summary: done.summary,
+      outputs: done.outputs,
+      annotator,
+      diagnoses,
+      counts,
+      totals,
+      findingsPath: done.outputs.findings,
+      unreadableCacheEntries: storeCache?.unreadable ?? 0,
+    };
   } finally {
     await cache?.close();
     await writer.close();
   }
-  const { diagnoses } = writer;
-  return { runId, annotator, diagnoses, counts, totals, findingsPath, unreadableCacheEntries: storeCache?.unreadable ?? 0 };
 }
 
 export interface PlannedTrace {

@@ -53,6 +53,7 @@ h2{font-size:18px;margin:32px 0 8px;padding-top:8px;border-top:1px solid var(--l
 h3{font-size:15px;margin:18px 0 6px}
 p.note{color:var(--muted);margin:4px 0 10px;max-width:900px}
 .meta{color:var(--muted)}
+.meta .incomplete{color:#9a6700}
 .meta code{font-size:12px}
 nav a{margin-right:12px;color:var(--accent);text-decoration:none}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
@@ -477,7 +478,7 @@ export function renderHtml(d: ReportData, opts: HtmlOptions = {}): string {
 <body>
 <header>
 <h1>faultline report</h1>
-<p class="meta">run <code>${esc(s.run_id)}</code> · annotator <code>${esc(s.annotator)}</code> · taxonomy <code>${esc(d.taxonomy.version)}</code></p>
+<p class="meta">run <code>${esc(s.run_id)}</code> · annotator <code>${esc(s.annotator)}</code> · taxonomy <code>${esc(d.taxonomy.version)}</code>${s.status === "incomplete" ? ` · <strong class="incomplete">incomplete: the run was interrupted; everything below covers only the traces read before it stopped</strong>` : ""}</p>
 ${cards(d)}
 <nav><a href="#models">Models</a><a href="#heatmap">Heatmap</a><a href="#deltas">Successful vs failed</a><a href="#modes-per-failed">Modes per failed trace</a><a href="#cooccurrence">Co-occurrence</a><a href="#interventions">Interventions</a>${s.replay ? `<a href="#replay">Guard replay</a>` : ""}<a href="#traces">Traces</a></nav>
 </header>

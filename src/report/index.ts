@@ -1,5 +1,5 @@
 export { summarize, type RunSummary, type ModelSummary } from "./summary.js";
-export { modelTable } from "./terminal.js";
+export { modelTable, outcomeNotes } from "./terminal.js";
 export { buildReportData, type ReportData, type TraceEntry, type TraceFinding } from "./data.js";
 export { escapeHtml, cleanText } from "./escape.js";
 export { renderHtml, formatNumber, contentSecurityPolicy, type HtmlOptions } from "./html.js";

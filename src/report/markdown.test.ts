@@ -12,6 +12,15 @@ describe("renderMarkdown", async () => {
   const summary = { ...plain, replay: hostileReplay() };
   const md = renderMarkdown(buildReportData(summary, diagnoses));
 
+  it("says at the top when the run is incomplete (interrupted), and nothing when it is complete", async () => {
+    const { renderHtml } = await import("./html.js");
+    const cut = { ...summary, status: "incomplete" as const };
+    expect(renderMarkdown(buildReportData(cut, diagnoses))).toContain("**Incomplete:** the run was interrupted");
+    expect(renderHtml(buildReportData(cut, diagnoses))).toContain('<strong class="incomplete">incomplete: the run was interrupted');
+    expect(md).not.toContain("Incomplete");
+    expect(renderHtml(buildReportData({ ...summary, status: "complete" }, diagnoses))).not.toContain('class="incomplete"');
+  });
+
   it("neutralises trace text: no raw HTML, no table breaks, no links", () => {
     expect(mdText(HOSTILE.script)).toBe("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
     expect(mdText(HOSTILE.markdown)).toBe("\\| cell \\| break \\# heading \\[link\\](javascript:alert(1)) \\`code\\`");

@@ -160,6 +160,7 @@ export function renderMarkdown(d: ReportData): string {
   const out: string[] = [];
   out.push(`# faultline report`, "");
   out.push(`Run ${mdText(s.run_id)} · annotator ${mdText(s.annotator)} · taxonomy ${mdText(d.taxonomy.version)}`, "");
+  if (s.status === "incomplete") out.push("**Incomplete:** the run was interrupted; everything below covers only the traces read before it stopped.", "");
   out.push(
     `${c.traces ?? 0} traces from ${c.files ?? "?"} files: ${c.annotated ?? 0} annotated, ${c.failed ?? 0} could not be annotated; ` +
       `${c.errors ?? 0} read errors, ${c.skipped_traces ?? 0} skipped traces, ${c.refused_files ?? 0} refused files.`,

@@ -17,6 +17,11 @@ export interface ModelSummary {
 
 export interface RunSummary {
   run_id: string;
+  /**
+   * `complete`, or `incomplete` when the run was interrupted: the counts and statistics cover only the traces read
+   * before it stopped. Absent in summaries written before runs had a status.
+   */
+  status?: "complete" | "incomplete";
   annotator: string;
   counts: Record<string, number>;
   models: ModelSummary[];

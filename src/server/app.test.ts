@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../store/index.js";
 import type { Comparison, Overview, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import { createApp } from "./app.js";
+import { listTraces } from "../store/queries.js";
 import { loadUiAssets } from "./assets.js";
 import { buildFixtureStore, HOSTILE_MODEL, recordDecisive, type FixtureStore } from "./fixtures.js";
 import { startServer } from "./index.js";
@@ -177,11 +178,27 @@ describe("trace list", () => {
       ["outcome=maybe", /outcome must be one of/],
       ["dir=up", /dir must be asc or desc/],
       ["limit=-3", /limit must be a non-negative integer/],
+      // larger than SQLite's 64-bit integers: once answered 500 "datatype mismatch"
+      ["offset=99999999999999999999", /offset must be a non-negative integer no larger than 9007199254740991/],
+      ["limit=1e3", /limit must be a non-negative integer/],
+      ["offset=1.5", /offset must be a non-negative integer/],
+      ["facets=yes", /facets must be 0 or 1/],
     ] as const) {
       const r = await get<{ error: string }>(`/api/runs/${fx.runA}/traces?${qs}`);
-      expect(r.status).toBe(400);
+      expect(r.status, qs).toBe(400);
       expect(r.body.error).toMatch(msg);
     }
+    // every bad parameter is named at once
+    const both = await get<{ error: string }>(`/api/runs/${fx.runA}/traces?offset=99999999999999999999&sort=nope`);
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatch(/sort must be one of.*; offset must be/);
+  });
+
+  it("answers the largest exact offset with an empty page, and the store clamps what the API would refuse", async () => {
+    const r = await get<TracesResponse>(`/api/runs/${fx.runA}/traces?offset=${Number.MAX_SAFE_INTEGER}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ total: 60, rows: [] });
+    expect(listTraces(store, fx.runA, { annotator: store.run(fx.runA)!.annotator, offset: 1e20 })).toMatchObject({ total: 60, rows: [] });
   });
 });
 

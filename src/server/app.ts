@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { z } from "zod";
 import type { Store } from "../store/index.js";
 import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
@@ -79,7 +80,7 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
     const q = traceQuery(c, annotator);
     const page = listTraces(store, run.id, q);
     const body: TracesResponse =
-      c.req.query("facets") === "1" ? { ...page, facets: await facets.get(version(run, annotator), async () => runFacets(store, run.id, annotator)) } : page;
+      params(c, TraceParamsSchema).facets === "1" ? { ...page, facets: await facets.get(version(run, annotator), async () => runFacets(store, run.id, annotator)) } : page;
     return c.json(body);
   });
 
@@ -151,34 +152,50 @@ function ordered(first: string, all: string[]): string[] {
   return all.includes(first) ? [first, ...all.filter((a) => a !== first)] : all;
 }
 
+/** A whole number a query string may carry: digits only, and small enough to stay exact (SQLite takes 64-bit integers). */
+const count = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a non-negative integer`)
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n), `${name} must be a non-negative integer no larger than ${Number.MAX_SAFE_INTEGER}`);
+
+/** The trace list's query parameters; every one is optional, and an empty value counts as absent. */
+export const TraceParamsSchema = z.object({
+  annotator: z.string().optional(),
+  model: z.string().optional(),
+  format: z.string().optional(),
+  outcome: z.enum(OUTCOMES, { error: `outcome must be one of ${OUTCOMES.join(", ")}` }).optional(),
+  mode: z.string().optional(),
+  q: z.string().optional(),
+  sort: z.enum(TRACE_SORT_KEYS, { error: `sort must be one of ${TRACE_SORT_KEYS.join(", ")}` }).optional(),
+  dir: z.enum(["asc", "desc"], { error: "dir must be asc or desc" }).optional(),
+  offset: count("offset").optional(),
+  limit: count("limit").optional(),
+  facets: z.enum(["0", "1"], { error: "facets must be 0 or 1" }).optional(),
+});
+
+/** Parses query parameters with a schema: a 400 naming every bad parameter, never a database error. */
+function params<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c.req.query())) if (v !== "") raw[k] = v;
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new HttpError(400, r.error.issues.map((i) => i.message).join("; "));
+  return r.data;
+}
+
 function traceQuery(c: Context, annotator: string): TraceQuery {
-  const get = (k: string) => {
-    const v = c.req.query(k);
-    return v === undefined || v === "" ? undefined : v;
-  };
-  const sort = get("sort");
-  if (sort !== undefined && !(TRACE_SORT_KEYS as readonly string[]).includes(sort))
-    throw new HttpError(400, `sort must be one of ${TRACE_SORT_KEYS.join(", ")}`);
-  const outcome = get("outcome");
-  if (outcome !== undefined && !(OUTCOMES as readonly string[]).includes(outcome)) throw new HttpError(400, `outcome must be one of ${OUTCOMES.join(", ")}`);
-  const dir = get("dir");
-  if (dir !== undefined && dir !== "asc" && dir !== "desc") throw new HttpError(400, "dir must be asc or desc");
-  const int = (k: string) => {
-    const v = get(k);
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw new HttpError(400, `${k} must be a non-negative integer`);
-    return Number(v);
-  };
+  const p = params(c, TraceParamsSchema);
   return {
     annotator,
-    model: get("model"),
-    format: get("format"),
-    outcome: outcome as TraceQuery["outcome"],
-    mode: get("mode"),
-    q: get("q"),
-    sort: sort as TraceSortKey | undefined,
-    dir: dir as "asc" | "desc" | undefined,
-    offset: int("offset"),
-    limit: int("limit"),
+    model: p.model,
+    format: p.format,
+    outcome: p.outcome,
+    mode: p.mode,
+    q: p.q,
+    sort: p.sort as TraceSortKey | undefined,
+    dir: p.dir,
+    offset: p.offset,
+    limit: p.limit,
   };
 }

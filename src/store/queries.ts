@@ -131,7 +131,8 @@ const FROM = "FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.t
 /** One page of a run's traces, filtered and sorted in SQL. */
 export function listTraces(store: Store, runId: string, q: TraceQuery): TracePage {
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 50)));
-  const offset = Math.max(0, Math.floor(q.offset ?? 0));
+  // SQLite binds 64-bit integers only: an offset past every row is clamped, never a "datatype mismatch"
+  const offset = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(q.offset ?? 0)));
   const { sql: where, params } = whereFor(runId, q);
   const dir = q.dir === "desc" ? "DESC" : "ASC";
   const order = SORT_SQL[q.sort ?? "file"]

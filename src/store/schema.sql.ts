@@ -70,3 +70,8 @@ CREATE TABLE IF NOT EXISTS cache (
   created_at TEXT NOT NULL
 );
 `;
+
+/** Indexes over columns a migration may have added: created after the migrations ran. */
+export const INDEXES = `
+CREATE INDEX IF NOT EXISTS runs_by_input ON runs (input_key, annotator);
+`;

@@ -1,22 +1,45 @@
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { modeCount as countModes, type Diagnosis, type Trace } from "../trace/index.js";
-import { SCHEMA, STORE_VERSION } from "./schema.sql.js";
+import { INDEXES, SCHEMA, STORE_VERSION } from "./schema.sql.js";
 
 /** Where `analyze` keeps its store unless told otherwise. */
 export const DEFAULT_DB = ".faultline/faultline.db";
 
+/** `incomplete` from the moment a run starts until it finished; a run killed or interrupted midway stays so. */
+export type RunStatus = "complete" | "incomplete";
+
 export interface RunInfo {
+  /** The run's name, e.g. `examples-20260115-122609` (stores written before version 2: a 16-digit hash). */
   id: string;
   created_at: string;
   updated_at: string;
   inputs: string[];
   annotator: string;
   taxonomy: string;
+  /** Traces stored (of an incomplete run: those stored so far). */
   trace_count: number;
   diagnostics: Record<string, number>;
+  status: RunStatus;
+}
+
+export interface BeginRunOptions {
+  /** The run's name (default: {@link runName} of the inputs); made unique with a `-2`, `-3`… suffix. */
+  name?: string;
+  /** The time the name carries (default: now). */
+  now?: Date;
+}
+
+export interface FinishRunOptions {
+  /** Default `complete`. An interrupted run is finished `incomplete`: what was read is kept and marked so. */
+  status?: RunStatus;
+  /**
+   * Delete the other runs of the same inputs and annotator (`--replace`). Only a complete run replaces anything, and
+   * only once it is complete, so an interrupted re-analysis never costs the previous run.
+   */
+  replace?: boolean;
 }
 
 export interface TraceRow {
@@ -35,10 +58,31 @@ export function contentHash(trace: Trace): string {
   return createHash("sha256").update(JSON.stringify(content)).digest("hex").slice(0, 32);
 }
 
-/** The run id is a function of what was analysed and how, so re-analysing the same input replaces the same run. */
+/**
+ * What was analysed and how, as a digest of the resolved inputs and the annotator: runs with the same key are
+ * analyses of the same inputs, which `--replace` supersedes. (Stores of version 1 used it as the run id.)
+ */
 export function runIdFor(inputs: string[], annotator: string): string {
   const key = JSON.stringify({ inputs: inputs.map((p) => resolve(p)).sort(), annotator });
   return createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A run's human-readable name: the first input's base name (without trace-file extensions) and the local time,
+ * `<name>-<YYYYMMDD-HHMMSS>`, e.g. `examples-20260115-122609`.
+ */
+export function runName(inputs: readonly string[], now: Date = new Date()): string {
+  const first = inputs[0] === undefined ? "" : basename(resolve(inputs[0]));
+  const base =
+    first
+      .replace(/(\.(jsonl|ndjson|json|gz|yaml|yml|txt|log|csv))+$/i, "")
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[-.]+|-+$/g, "")
+      .slice(0, 48) || "run";
+  const stamp = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+  return `${base}-${stamp}`;
 }
 
 /** The SQLite store: the only place in faultline that knows SQL. */
@@ -55,31 +99,76 @@ export class Store {
     if (!v) this.db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?)").run(String(STORE_VERSION));
     else if (Number(v.value) > STORE_VERSION)
       throw new Error(`${path}: store version ${v.value} is newer than this faultline understands (${STORE_VERSION})`);
+    else if (Number(v.value) < STORE_VERSION) this.migrate(Number(v.value));
+    this.db.exec(INDEXES);
+  }
+
+  /** Brings an older store up to STORE_VERSION in one transaction; everything it held stays readable. */
+  private migrate(from: number): void {
+    this.db.transaction(() => {
+      if (from < 2) {
+        const cols = new Set((this.db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name));
+        // runs of version 1 finished or were replaced whole: they count as complete; their id was their input key
+        if (!cols.has("status")) this.db.exec("ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete'");
+        if (!cols.has("input_key")) this.db.exec("ALTER TABLE runs ADD COLUMN input_key TEXT");
+        this.db.exec("UPDATE runs SET input_key = id WHERE input_key IS NULL");
+      }
+      this.db.prepare("UPDATE meta SET value = ? WHERE key = 'version'").run(String(STORE_VERSION));
+    })();
   }
 
   close(): void {
     this.db.close();
   }
 
-  /** Starts (or restarts) a run: an earlier run of the same inputs and annotator is cleared and reused. */
-  beginRun(inputs: string[], annotator: string, taxonomy: string): string {
-    const id = runIdFor(inputs, annotator);
-    const now = new Date().toISOString();
-    const tx = this.db.transaction(() => {
-      const existing = this.db.prepare("SELECT created_at FROM runs WHERE id = ?").get(id) as { created_at: string } | undefined;
-      this.db.prepare("DELETE FROM runs WHERE id = ?").run(id); // cascades to traces, diagnoses, findings
-      this.db
-        .prepare("INSERT INTO runs (id, created_at, updated_at, inputs, annotator, taxonomy) VALUES (?, ?, ?, ?, ?, ?)")
-        .run(id, existing?.created_at ?? now, now, JSON.stringify(inputs), annotator, taxonomy);
-    });
-    tx();
-    return id;
+  /**
+   * Starts a new run, written as `incomplete` before anything else: a run killed midway shows as such. Nothing earlier
+   * is touched (see {@link finishRun} for replacing on purpose). Returns the run's id, its unique name.
+   */
+  beginRun(inputs: string[], annotator: string, taxonomy: string, opts: BeginRunOptions = {}): string {
+    const now = opts.now ?? new Date();
+    const base = opts.name ?? runName(inputs, now);
+    const exists = this.db.prepare("SELECT 1 FROM runs WHERE id = ?");
+    const insert = this.db.prepare(
+      "INSERT INTO runs (id, created_at, updated_at, inputs, annotator, taxonomy, status, input_key) VALUES (?, ?, ?, ?, ?, ?, 'incomplete', ?)",
+    );
+    // immediate: two processes starting a run of the same folder in the same second get distinct names
+    return this.db
+      .transaction(() => {
+        let id = base;
+        for (let n = 2; exists.get(id); n++) id = `${base}-${n}`;
+        const at = now.toISOString();
+        insert.run(id, at, at, JSON.stringify(inputs), annotator, taxonomy, runIdFor(inputs, annotator));
+        return id;
+      })
+      .immediate();
   }
 
-  finishRun(runId: string, diagnostics: Record<string, number>): void {
-    this.db
-      .prepare("UPDATE runs SET trace_count = (SELECT count(*) FROM traces WHERE run_id = ?), diagnostics = ?, updated_at = ? WHERE id = ?")
-      .run(runId, JSON.stringify(diagnostics), new Date().toISOString(), runId);
+  /**
+   * Records a run's counts and marks it complete (or `incomplete`, for an interrupted run). With `replace`, a complete
+   * run deletes the other runs of the same inputs and annotator; returns the ids it deleted.
+   */
+  finishRun(runId: string, diagnostics: Record<string, number>, opts: FinishRunOptions = {}): { replaced: string[] } {
+    const status = opts.status ?? "complete";
+    return this.db.transaction(() => {
+      this.db
+        .prepare("UPDATE runs SET trace_count = (SELECT count(*) FROM traces WHERE run_id = ?), diagnostics = ?, updated_at = ?, status = ? WHERE id = ?")
+        .run(runId, JSON.stringify(diagnostics), new Date().toISOString(), status, runId);
+      if (!opts.replace || status !== "complete") return { replaced: [] };
+      const own = this.db.prepare("SELECT input_key, annotator FROM runs WHERE id = ?").get(runId) as { input_key: string | null; annotator: string } | undefined;
+      if (!own?.input_key) return { replaced: [] };
+      const others = (
+        this.db.prepare("SELECT id FROM runs WHERE input_key = ? AND annotator = ? AND id != ? ORDER BY created_at").all(own.input_key, own.annotator, runId) as { id: string }[]
+      ).map((r) => r.id);
+      const del = this.db.prepare("DELETE FROM runs WHERE id = ?"); // cascades to traces, diagnoses, findings
+      for (const id of others) del.run(id);
+      return { replaced: others };
+    })();
+  }
+
+  /** Deletes a run and everything stored under it. */
+  deleteRun(runId: string): void {
+    this.db.prepare("DELETE FROM runs WHERE id = ?").run(runId);
   }
 
   private insertTrace = () =>
@@ -110,11 +199,15 @@ export class Store {
   }
 
   runs(): RunInfo[] {
-    return (this.db.prepare("SELECT * FROM runs ORDER BY updated_at DESC").all() as Record<string, unknown>[]).map(toRun);
+    return (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY updated_at DESC, id DESC`).all() as Record<string, unknown>[]).map(toRun);
   }
 
+  /** A run by its id, else the most recently updated run whose id starts with `id` (a hash prefix, a name without its time). */
   run(id: string): RunInfo | undefined {
-    const r = this.db.prepare("SELECT * FROM runs WHERE id = ? OR id LIKE ? ORDER BY updated_at DESC").get(id, `${id}%`) as Record<string, unknown> | undefined;
+    const r = (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) ??
+      this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE substr(id, 1, length(@p)) = @p ORDER BY updated_at DESC, id DESC`).get({ p: id })) as
+      | Record<string, unknown>
+      | undefined;
     return r ? toRun(r) : undefined;
   }
 
@@ -143,6 +236,11 @@ export class Store {
   }
 }
 
+/** A run's columns; an incomplete run's trace count is what is stored so far (its counts were never recorded). */
+const RUN_COLUMNS =
+  "id, created_at, updated_at, inputs, annotator, taxonomy, diagnostics, status, " +
+  "CASE WHEN status = 'complete' THEN trace_count ELSE (SELECT count(*) FROM traces t WHERE t.run_id = runs.id) END AS trace_count";
+
 function toRun(r: Record<string, unknown>): RunInfo {
   return {
     id: String(r.id),
@@ -153,5 +251,6 @@ function toRun(r: Record<string, unknown>): RunInfo {
     taxonomy: String(r.taxonomy),
     trace_count: Number(r.trace_count),
     diagnostics: JSON.parse(String(r.diagnostics)) as Record<string, number>,
+    status: r.status === "incomplete" ? "incomplete" : "complete",
   };
 }

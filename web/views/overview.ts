@@ -4,7 +4,7 @@ import { bars, forest, heatmap } from "../charts.js";
 import { h, nav, replace } from "../dom.js";
 import { count, interval, num, pct, pp, pval, shortId, when } from "../format.js";
 import { go, paths, type Route } from "../router.js";
-import { keyValues, section, select } from "../ui.js";
+import { incompleteBadge, keyValues, section, select } from "../ui.js";
 
 const ALL = "all";
 
@@ -26,7 +26,14 @@ export async function renderOverview(root: HTMLElement, route: Route, isCurrent:
   const header = h(
     "header",
     { class: "page-head" },
-    h("h1", null, "Run ", h("span", { class: "mono" }, shortId(run.id))),
+    h("h1", null, "Run ", h("span", { class: "mono" }, shortId(run.id)), run.status === "incomplete" ? [" ", incompleteBadge()] : null),
+    run.status === "incomplete"
+      ? h(
+          "p",
+          { class: "notice", role: "status" },
+          "This run is incomplete: it was interrupted (or is still running) before every input was read. Its numbers cover only the traces stored so far.",
+        )
+      : null,
     keyValues([
       ["Inputs", run.inputs.join(", ")],
       ["Traces", `${count(ov.all.traces)} (${count(ov.all.annotated)} annotated)`],

@@ -3,7 +3,7 @@ import { api } from "../api.js";
 import { h, nav, replace } from "../dom.js";
 import { count, shortId, when } from "../format.js";
 import { go, paths } from "../router.js";
-import { section } from "../ui.js";
+import { incompleteBadge, section } from "../ui.js";
 
 /** Every analysis run in the store, newest first; pick two to compare. */
 export async function renderRuns(root: HTMLElement, isCurrent: () => boolean): Promise<void> {
@@ -52,7 +52,12 @@ export async function renderRuns(root: HTMLElement, isCurrent: () => boolean): P
         h(
           "tr",
           { "data-run": r.id },
-          h("td", null, nav(paths.overview(r.id), { class: "mono", title: r.id }, shortId(r.id))),
+          h(
+            "td",
+            null,
+            nav(paths.overview(r.id), { class: "mono", title: r.id }, shortId(r.id)),
+            r.status === "incomplete" ? [" ", incompleteBadge()] : null,
+          ),
           h("td", { class: "inputs" }, r.inputs.map((p) => h("div", { class: "mono small" }, p))),
           h("td", { class: "num" }, count(r.trace_count)),
           h("td", null, r.annotators.join(", ") || r.annotator),

@@ -50,7 +50,8 @@ const pick = (o: Record<string, unknown>, ...keys: string[]): unknown => {
 
 /** Nanoseconds since the epoch (decimal string or number) → ISO time; undefined for 0 or garbage. */
 function nanosToIso(v: unknown): string | undefined {
-  const s = typeof v === "number" ? String(Math.trunc(v)) : typeof v === "string" && /^\d+$/.test(v) ? v : undefined;
+  // a number prints in exponent form past 1e21 (and 1e400 is Infinity): only plain digits go to BigInt
+  const s = typeof v === "number" && Number.isFinite(v) && v >= 0 ? BigInt(Math.trunc(v)).toString() : typeof v === "string" && /^\d+$/.test(v) ? v : undefined;
   if (!s || /^0+$/.test(s)) return undefined;
   const ms = Number(BigInt(s) / 1_000_000n);
   const d = new Date(ms);
@@ -264,28 +265,37 @@ export const codexOtlpLogs: FormatAdapter = {
           if (!isObj(sl)) continue;
           for (const lr of arr(pick(sl, "log_records", "logRecords"))) {
             if (!isObj(lr)) continue;
-            const attrs = attributes(lr.attributes);
-            const bodyValue = anyValue(lr.body);
-            const record: LogRecord = {
-              time: nanosToIso(pick(lr, "time_unix_nano", "timeUnixNano")) ?? nanosToIso(pick(lr, "observed_time_unix_nano", "observedTimeUnixNano")),
-              attrs,
-              body: typeof bodyValue === "string" ? bodyValue : undefined,
-              serviceName,
-              line: r.line,
-              order: order++,
-              traceId: hexId(pick(lr, "trace_id", "traceId")),
-              spanId: hexId(pick(lr, "span_id", "spanId")),
-            };
-            let conv: string | undefined;
-            for (const k of CONVERSATION_KEYS) conv ??= str(attrs[k]);
-            if (!conv) withoutConversation++;
-            const key = conv ?? stem;
-            const list = byConversation.get(key) ?? [];
-            list.push(record);
-            byConversation.set(key, list);
+            try {
+              addRecord(lr, serviceName, r.line);
+            } catch (e) {
+              // one bad value loses its log record only, never the file
+              ctx.report({ line: r.line, level: "error", message: `log record not read (${(e as Error).message})`, skipped: "step" });
+            }
           }
         }
       }
+    }
+    /** One log record into its conversation. */
+    function addRecord(lr: Record<string, unknown>, serviceName: string | undefined, line: number | undefined): void {
+      const attrs = attributes(lr.attributes);
+      const bodyValue = anyValue(lr.body);
+      const record: LogRecord = {
+        time: nanosToIso(pick(lr, "time_unix_nano", "timeUnixNano")) ?? nanosToIso(pick(lr, "observed_time_unix_nano", "observedTimeUnixNano")),
+        attrs,
+        body: typeof bodyValue === "string" ? bodyValue : undefined,
+        serviceName,
+        line,
+        order: order++,
+        traceId: hexId(pick(lr, "trace_id", "traceId")),
+        spanId: hexId(pick(lr, "span_id", "spanId")),
+      };
+      let conv: string | undefined;
+      for (const k of CONVERSATION_KEYS) conv ??= str(attrs[k]);
+      if (!conv) withoutConversation++;
+      const key = conv ?? stem;
+      const list = byConversation.get(key) ?? [];
+      list.push(record);
+      byConversation.set(key, list);
     }
     const posts = Object.entries(skippedPosts);
     if (posts.length)

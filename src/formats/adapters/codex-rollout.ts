@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { buildTrace, compact, type StepDraft, type Usage } from "../../trace/index.js";
 import { arr, contentText, isObj, maybeJson, normalizeModel, num, str } from "../common/index.js";
 import type { FormatAdapter, ReadContext } from "../types.js";
+import { sanitizeValue } from "../io/sanitize.js";
 import { describeItbenchFile, findRunSidecars, joinGroundTruthByScenario, readInstructions, runFromPath } from "./itbench-files.js";
 
 /**
@@ -51,7 +52,7 @@ export function parseToolOutput(raw: unknown): ParsedToolOutput {
     const t = raw.trim();
     if (t.startsWith("{") || t.startsWith("[")) {
       try {
-        value = JSON.parse(t);
+        value = sanitizeValue(JSON.parse(t)).value;
       } catch {
         value = raw;
       }
@@ -88,7 +89,7 @@ export function parseToolOutput(raw: unknown): ParsedToolOutput {
 function parseArguments(raw: unknown): { args: unknown; invalid: boolean } {
   if (typeof raw !== "string") return { args: raw, invalid: false };
   try {
-    return { args: JSON.parse(raw), invalid: false };
+    return { args: sanitizeValue(JSON.parse(raw)).value, invalid: false };
   } catch {
     return { args: raw, invalid: raw.trim() !== "" };
   }
@@ -132,6 +133,8 @@ function rolloutToSteps(lines: RolloutLine[]) {
   const modelCounts = new Map<string, number>();
   const counts = { harnessRetries: 0, emptyTurns: 0, encryptedReasoning: 0, invalidArguments: 0 };
   const otherEvents: Record<string, number> = {};
+  /** Lines that should have been steps but could not be placed (reported by the adapter, counted as skipped steps). */
+  const dropped: { line?: number; message: string }[] = [];
   const callNames = new Map<string, string>();
   let taskText: string | undefined;
   let taskSeen = false;
@@ -237,6 +240,15 @@ function rolloutToSteps(lines: RolloutLine[]) {
     const p = l.payload;
     const time = l.time;
     const ref = compact({ line: l.line });
+    // response_item and event_msg say what they are in payload.type: without a string there, the line is no step
+    if ((l.type === "response_item" || l.type === "event_msg") && typeof p.type !== "string") {
+      dropped.push({ line: l.line, message: `${l.type} with payload.type ${p.type === undefined ? "missing" : JSON.stringify(p.type)}, not a string; step skipped` });
+      continue;
+    }
+    if (l.type === "response_item" && p.type === "message" && typeof p.role !== "string") {
+      dropped.push({ line: l.line, message: `message with role ${p.role === undefined ? "missing" : JSON.stringify(p.role)}, not a string; step skipped` });
+      continue;
+    }
     switch (l.type) {
       case "session_meta": {
         if (!meta) {
@@ -351,7 +363,7 @@ function rolloutToSteps(lines: RolloutLine[]) {
   let modelRaw: string | undefined;
   let best = 0;
   for (const [m, n] of modelCounts) if (n > best) [modelRaw, best] = [m, n];
-  return { steps: kept, meta, instructions, taskText, modelRaw, modelCounts, effort, counts, otherEvents, tokenInfo };
+  return { steps: kept, meta, instructions, taskText, modelRaw, modelCounts, effort, counts, otherEvents, tokenInfo, dropped };
 }
 
 export const codexRollout: FormatAdapter = {
@@ -380,6 +392,7 @@ export const codexRollout: FormatAdapter = {
 
     const built = rolloutToSteps(lines);
     const { meta, counts } = built;
+    for (const d of built.dropped) ctx.report({ line: d.line, level: "error", message: d.message, skipped: "step" });
     const stem = basename(file.path).replace(/\.jsonl$/i, "");
     const id = str(meta?.id) ?? stem.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)?.[0] ?? stem;
     if (!meta) ctx.report({ level: "warning", message: "no session_meta line: session id, CLI version and instructions are unknown" });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -183,7 +183,8 @@ describe("scenario ids and ground truth in the input tree", () => {
     const dir = mkdtempSync(join(tmpdir(), "faultline-gt-tree-"));
     for (const sub of ["b", "a"]) {
       mkdirSync(join(dir, sub, "Scenario-2"), { recursive: true });
-      symlinkSync(gt("scenario_2_groundtruth_v1.yaml"), join(dir, sub, "Scenario-2", "ground_truth.yaml"));
+      // copies, not symlinks: the walk reads each real file once, so two links to one file are one file
+      copyFileSync(gt("scenario_2_groundtruth_v1.yaml"), join(dir, sub, "Scenario-2", "ground_truth.yaml"));
     }
     const found = await groundTruthInTree([dir], "2");
     expect(found?.path).toBe(join(dir, "a", "Scenario-2", "ground_truth.yaml"));

@@ -708,9 +708,11 @@ export function groundTruthIndex(roots: string[], key: object = {}): Promise<Gro
   let hit = treeIndexes.get(key);
   if (!hit) {
     hit = (async () => {
-      const { files } = await walkFiles(roots);
+      const { files, streams } = await walkFiles(roots);
       const out: GroundTruthCandidate[] = [];
-      for (const path of [...new Set(files)].filter((f) => GT_FILE_NAME.test(basename(f))).sort()) {
+      // a pipe given as input can be read once only: it is the reader's, never a ground-truth candidate
+      const once = new Set(streams);
+      for (const path of [...new Set(files)].filter((f) => !once.has(f) && GT_FILE_NAME.test(basename(f))).sort()) {
         const gt = await loadGroundTruth(path);
         if (!gt.value) continue;
         const sc = scenarioOfGroundTruth(path, gt.value);

@@ -133,12 +133,7 @@ export const langfuse: FormatAdapter = {
       const base = file.sample.kind === "json-array" ? `/${r.index}` : "";
       const obsKey = Array.isArray(r.value.observations) ? `${base}/observations` : `${base}/trace/observations`;
       const spans: OtelSpan[] = [];
-      observationsOf(r.value)!.forEach((o, i) => {
-        const id = isObj(o) ? str(o.id) : undefined;
-        if (!isObj(o) || !id) {
-          ctx.report({ line: r.line, level: "error", message: `${obsKey}/${i}: observation without an id`, skipped: "record" });
-          return;
-        }
+      const spanOfObservation = (o: Record<string, unknown>, id: string, i: number): OtelSpan => {
         const meta = decodeJsonish(o.metadata);
         const span: OtelSpan = {
           traceId,
@@ -153,7 +148,20 @@ export const langfuse: FormatAdapter = {
           ref: { line: r.line, pointer: `${obsKey}/${i}` },
         };
         span.view = viewOf(o, span);
-        spans.push(span);
+        return span;
+      };
+      observationsOf(r.value)!.forEach((o, i) => {
+        const id = isObj(o) ? str(o.id) : undefined;
+        if (!isObj(o) || !id) {
+          ctx.report({ line: r.line, level: "error", message: `${obsKey}/${i}: observation without an id`, skipped: "record" });
+          return;
+        }
+        try {
+          spans.push(spanOfObservation(o, id, i));
+        } catch (e) {
+          // one bad value loses its observation only, never the file
+          ctx.report({ line: r.line, pointer: `${obsKey}/${i}`, level: "error", message: `${obsKey}/${i}: observation not read (${(e as Error).message})`, skipped: "step" });
+        }
       });
       try {
         const mapped = spansToSteps(spans, { defaultAgent: str(trace.name) });

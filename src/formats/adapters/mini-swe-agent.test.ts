@@ -122,7 +122,7 @@ describe("mini-swe-agent on bad and partial input", () => {
     const { traces, diagnostics, files } = await readAll(root);
     expect(traces).toHaveLength(1);
     const t = traces[0]!;
-    expect(diagnostics).toContainEqual(expect.objectContaining({ level: "error", file, message: expect.stringContaining("/messages/3"), skipped: "record" }));
+    expect(diagnostics).toContainEqual(expect.objectContaining({ level: "error", file, message: expect.stringContaining("/messages/3"), skipped: "step" }));
     expect(t.outcome).toMatchObject({ success: false, raw: { exitStatus: "LimitsExceeded", submitted: false } });
     expect(t.metadata).toMatchObject({ exitStatus: "LimitsExceeded", runExitStatus: "LimitsExceeded" });
     expect(t.source.sidecars).toEqual([join(root, "results_summary.json"), join(root, "trajs", "exit_statuses_1.yaml")]);

@@ -79,10 +79,17 @@ function messagesToSteps(messages: unknown[], ctx: ReadContext, instanceId: stri
   messages.forEach((m, i) => {
     const pointer = `/messages/${i}`;
     if (!isObj(m)) {
-      ctx.report({ level: "error", message: `${instanceId}: ${pointer} is not a message object; skipped`, skipped: "record" });
+      ctx.report({ level: "error", pointer, message: `${instanceId}: ${pointer} is not a message object; skipped`, skipped: "step" });
       return;
     }
-    const role = str(m.role) ?? "";
+    // a message without a role string (null, {}, false …) cannot be placed: read as a user turn it would turn the
+    // agent's action into an observation; it is dropped and said so
+    if (typeof m.role !== "string" || m.role === "") {
+      const got = m.role === undefined ? "no role" : `role ${JSON.stringify(m.role)}`;
+      ctx.report({ level: "error", pointer, message: `${instanceId}: ${pointer} has ${got}, not system/user/assistant; message skipped`, skipped: "step" });
+      return;
+    }
+    const role = m.role;
     const text = contentText(m.content) ?? "";
     if (role === "system") {
       steps.push({ agent: "system", role: "system", kind: "message", text, ref: { pointer } });

@@ -165,6 +165,14 @@ export const otelSpanDump: FormatAdapter = {
       g.spans.push(span);
       groups.set(span.traceId, g);
     };
+    /** One bad value loses its span only, never the file. */
+    const safeSpanOf = (sp: Record<string, unknown>, traceId: string | undefined, ref: OtelSpan["ref"]): OtelSpan | Error | undefined => {
+      try {
+        return spanOf(sp, traceId, ref);
+      } catch (e) {
+        return e as Error;
+      }
+    };
     for await (const r of file.records()) {
       const base = file.sample.kind === "json-array" ? `/${r.index}` : "";
       const v = r.value;
@@ -172,17 +180,21 @@ export const otelSpanDump: FormatAdapter = {
         const traceId = normalizeOtelId(v.trace_id, 16);
         if (traceId && v.spans.length === 0) groups.set(traceId, groups.get(traceId) ?? { spans: [], line: r.line, record: v });
         v.spans.forEach((sp, k) => {
-          const span = isObj(sp) ? spanOf(sp, traceId, { line: r.line, pointer: `${base}/spans/${k}` }) : undefined;
-          if (span) add(span, r.line, v);
-          else ctx.report({ line: r.line, level: "error", message: `${base}/spans/${k}: not a span with ids`, skipped: "record" });
+          const pointer = `${base}/spans/${k}`;
+          const span = isObj(sp) ? safeSpanOf(sp, traceId, { line: r.line, pointer }) : undefined;
+          if (span instanceof Error) ctx.report({ line: r.line, pointer, level: "error", message: `${pointer}: span not read (${span.message})`, skipped: "step" });
+          else if (span) add(span, r.line, v);
+          else ctx.report({ line: r.line, pointer, level: "error", message: `${pointer}: not a span with ids`, skipped: "record" });
         });
         continue;
       }
       const list = isObj(v) && Array.isArray(v.spans) ? v.spans.map((sp, k) => [sp, `${base}/spans/${k}`] as const) : [[v, base] as const];
       for (const [sp, pointer] of list) {
-        const span = isSpanRecord(sp) ? spanOf(sp, undefined, { line: r.line, pointer: pointer || undefined }) : undefined;
-        if (span) add(span, r.line);
-        else ctx.report({ line: r.line, level: "error", message: `${pointer || "record"}: not an OpenTelemetry span (needs name, attributes, trace and span ids)`, skipped: "record" });
+        const span = isSpanRecord(sp) ? safeSpanOf(sp, undefined, { line: r.line, pointer: pointer || undefined }) : undefined;
+        if (span instanceof Error)
+          ctx.report({ line: r.line, pointer: pointer || undefined, level: "error", message: `${pointer || "record"}: span not read (${span.message})`, skipped: "step" });
+        else if (span) add(span, r.line);
+        else ctx.report({ line: r.line, pointer: pointer || undefined, level: "error", message: `${pointer || "record"}: not an OpenTelemetry span (needs name, attributes, trace and span ids)`, skipped: "record" });
       }
     }
 

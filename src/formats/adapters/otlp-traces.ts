@@ -47,8 +47,7 @@ function collectEnvelope(env: Record<string, unknown>, at: { line?: number; poin
       if (!isObj(ss)) return;
       const scopeObj = pick(ss, "scope", "instrumentation_library") ?? ss.instrumentationLibrary;
       const scope = isObj(scopeObj) ? str(scopeObj.name) : undefined;
-      arr(ss.spans).forEach((sp, ki) => {
-        const pointer = `${at.pointer}/${rsKey}/${ri}/${ssKey}/${si}/spans/${ki}`;
+      const collectSpan = (sp: unknown, pointer: string): void => {
         if (!isObj(sp)) {
           ctx.report({ line: at.line, level: "error", message: `${pointer}: span is not an object`, skipped: "record" });
           return;
@@ -79,6 +78,15 @@ function collectEnvelope(env: Record<string, unknown>, at: { line?: number; poin
         const group = byTrace.get(traceId) ?? { spans: [], line: at.line };
         group.spans.push(span);
         byTrace.set(traceId, group);
+      };
+      arr(ss.spans).forEach((sp, ki) => {
+        const pointer = `${at.pointer}/${rsKey}/${ri}/${ssKey}/${si}/spans/${ki}`;
+        try {
+          collectSpan(sp, pointer);
+        } catch (e) {
+          // one bad value loses its span only, never the file
+          ctx.report({ line: at.line, pointer, level: "error", message: `${pointer}: span not read (${(e as Error).message})`, skipped: "step" });
+        }
       });
     });
   });

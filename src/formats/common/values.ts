@@ -1,3 +1,4 @@
+import { sanitizeValue } from "../io/sanitize.js";
 /** Small, strict readers for untyped JSON: they return undefined instead of guessing. */
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -25,7 +26,8 @@ export function maybeJson(v: unknown): unknown {
   const t = v.trim();
   if (!(t.startsWith("{") || t.startsWith("["))) return v;
   try {
-    return JSON.parse(t);
+    // a value nested 10⁵ levels deep would overflow recursive code later: cut like the file reader does
+    return sanitizeValue(JSON.parse(t)).value;
   } catch {
     return v;
   }

@@ -6,6 +6,8 @@ import { readLines } from "./lines.js";
 import { streamJsonArray } from "./json-array.js";
 import { parseJsonLenient, parsePythonLiteral } from "./lenient.js";
 import { findInvalidUtf8 } from "./utf8.js";
+import { lineOfPointer } from "./pointer-line.js";
+import { CUT_MARKER, sanitizeValue } from "./sanitize.js";
 
 const dir = mkdtempSync(join(tmpdir(), "faultline-io-"));
 const file = (name: string, content: string | Buffer) => {
@@ -59,5 +61,44 @@ describe("lenient parsing", () => {
   it("finds the first invalid UTF-8 byte", () => {
     expect(findInvalidUtf8(Buffer.from("héllo"))).toBe(-1);
     expect(findInvalidUtf8(Buffer.from([0x61, 0xc3, 0x28]))).toBe(1);
+  });
+});
+
+describe("lineOfPointer", () => {
+  const doc = JSON.stringify({ a: 1, "x/y": { k: [10, { deep: "v" }] }, messages: [{ role: "user" }, { role: null, content: "a\nb" }] }, null, 2);
+  it("finds the line where the value at a pointer starts", () => {
+    const lines = doc.split("\n");
+    const at = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
+    expect(lineOfPointer(doc, "")).toBe(1);
+    expect(lineOfPointer(doc, "/a")).toBe(at('"a": 1'));
+    expect(lineOfPointer(doc, "/x~1y/k/1/deep")).toBe(at('"deep"'));
+    expect(lineOfPointer(doc, "/messages/1")).toBe(at('"role": null') - 1);
+    expect(lineOfPointer(doc, "/messages/1/content")).toBe(at('"content"'));
+  });
+  it("is undefined for a pointer that is not in the text", () => {
+    expect(lineOfPointer(doc, "/messages/2")).toBeUndefined();
+    expect(lineOfPointer(doc, "/nope")).toBeUndefined();
+    expect(lineOfPointer("42", "/a")).toBeUndefined();
+  });
+  it("walks deep nesting without recursion", () => {
+    expect(lineOfPointer(`${"[".repeat(100_000)}\n1${"]".repeat(100_000)}`, `${"/0".repeat(100_000)}`)).toBe(2);
+  });
+});
+
+describe("sanitizeValue", () => {
+  it("cuts values nested deeper than the limit and replaces non-finite numbers, in place and without recursion", () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`);
+    const r = sanitizeValue({ ok: [1, 2], huge: JSON.parse("1e400"), deep });
+    expect(r).toMatchObject({ cut: 1, nonFinite: 1 });
+    expect((r.value as { huge: unknown }).huge).toBeNull();
+    expect(() => JSON.stringify(r.value)).not.toThrow();
+    expect(JSON.stringify(r.value)).toContain(CUT_MARKER);
+    expect(sanitizeValue(Infinity).value).toBeNull();
+    expect(sanitizeValue(Infinity, { keepNonFinite: true }).value).toBe(Infinity);
+  });
+  it("visits shared and cyclic objects once", () => {
+    const a: Record<string, unknown> = { n: 1 };
+    a.self = a;
+    expect(sanitizeValue({ x: a, y: a })).toMatchObject({ cut: 0, nonFinite: 0 });
   });
 });

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { decodeUtf8 } from "./utf8.js";
 import { parseJsonLenient } from "./lenient.js";
+import type { ByteInput } from "./lines.js";
 
 export type ArrayItem =
   | { index: number; line: number; value: unknown; repairs: string[] }
@@ -12,7 +13,7 @@ export type ArrayItem =
  * its own, so one bad element is reported with its line and the rest still come through.
  * Stops early once `limit` elements have been yielded (used for format sniffing).
  */
-export async function* streamJsonArray(source: string | Buffer, limit = Infinity): AsyncGenerator<ArrayItem> {
+export async function* streamJsonArray(source: ByteInput, limit = Infinity): AsyncGenerator<ArrayItem> {
   let depth = 0;
   let inString = false;
   let escape = false;
@@ -46,7 +47,7 @@ export async function* streamJsonArray(source: string | Buffer, limit = Infinity
 
   const stream = typeof source === "string" ? createReadStream(source, { highWaterMark: 1 << 20 }) : undefined;
   try {
-    for await (const chunk of (stream ?? [source as Buffer]) as AsyncIterable<Buffer>) {
+    for await (const chunk of (stream ?? (Buffer.isBuffer(source) ? [source] : source)) as AsyncIterable<Buffer>) {
       const n = chunk.length;
       for (let i = 0; i < n; i++) {
         const c = chunk[i]!;

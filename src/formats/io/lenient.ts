@@ -1,3 +1,5 @@
+import { sanitizeRepairs, sanitizeValue } from "./sanitize.js";
+
 /**
  * JSON parsing that survives what real trace files contain: bare NaN/Infinity (Python's json.dump), and Python
  * literal reprs (tau-bench `info`). Every repair is reported so callers can record it.
@@ -48,20 +50,31 @@ function replaceNonFinite(text: string): { text: string; count: number } {
   return count ? { text: out + text.slice(last), count } : { text, count: 0 };
 }
 
+/**
+ * JSON.parse, then: bare NaN/Infinity repaired to null; numbers that overflow a double (`1e400`) replaced by null;
+ * values nested deeper than MAX_DEPTH cut (see sanitize.ts). Each repair is listed.
+ */
 export function parseJsonLenient(text: string): LenientResult {
+  let value: unknown;
+  const repairs: string[] = [];
   try {
-    return { value: JSON.parse(text), repairs: [] };
+    value = JSON.parse(text);
   } catch (first) {
     const r = replaceNonFinite(text);
-    if (r.count > 0) {
-      try {
-        return { value: JSON.parse(r.text), repairs: [`replaced ${r.count} bare NaN/Infinity value(s) with null`] };
-      } catch {
-        /* fall through to the original error */
-      }
+    if (r.count === 0) throw first;
+    try {
+      value = JSON.parse(r.text);
+    } catch {
+      throw first;
     }
-    throw first;
+    repairs.push(`replaced ${r.count} bare NaN/Infinity value(s) with null`);
   }
+  if (value !== null && (typeof value === "object" || typeof value === "number")) {
+    const s = sanitizeValue(value);
+    value = s.value;
+    repairs.push(...sanitizeRepairs(s));
+  }
+  return { value, repairs };
 }
 
 /**

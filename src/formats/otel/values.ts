@@ -1,4 +1,5 @@
 import { isObj, str } from "../common/index.js";
+import { sanitizeValue } from "../io/sanitize.js";
 
 /**
  * Low-level OpenTelemetry value readers shared by every OTel-family adapter: OTLP `AnyValue` attributes (camel and
@@ -60,7 +61,9 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
  * Anything else is returned as given, so a foreign id is never lost.
  */
 export function normalizeOtelId(v: unknown, bytes: 16 | 8): string | undefined {
-  if (typeof v === "number" || typeof v === "bigint") return BigInt(v).toString(16).padStart(bytes * 2, "0");
+  if (typeof v === "bigint") return v >= 0n ? v.toString(16).padStart(bytes * 2, "0") : undefined;
+  // a number id must be a non-negative integer (1e400 is Infinity, 1.5 no id at all: BigInt would throw)
+  if (typeof v === "number") return Number.isInteger(v) && v >= 0 ? BigInt(v).toString(16).padStart(bytes * 2, "0") : undefined;
   if (typeof v !== "string") return undefined;
   const s = v.trim();
   if (s === "") return undefined;
@@ -82,7 +85,7 @@ export function normalizeOtelId(v: unknown, bytes: 16 | 8): string | undefined {
 export function toNanos(v: unknown): bigint | undefined {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isFinite(v)) return BigInt(Math.round(v));
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number")
+  if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && typeof v[1] === "number" && Number.isFinite(v[0]) && Number.isFinite(v[1]))
     return BigInt(Math.trunc(v[0])) * 1_000_000_000n + BigInt(Math.trunc(v[1]));
   if (typeof v === "string") {
     const t = v.trim();
@@ -161,7 +164,7 @@ export function decodeJsonish(v: unknown): unknown {
     const t = cur.trim();
     if (!(t.startsWith("{") || t.startsWith("[") || (t.startsWith('"') && t.endsWith('"') && t.length >= 2))) break;
     try {
-      cur = JSON.parse(t);
+      cur = sanitizeValue(JSON.parse(t)).value;
     } catch {
       break;
     }
