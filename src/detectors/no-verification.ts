@@ -96,12 +96,30 @@ function codeNeverTested(trace: Trace): Finding[] {
   return [finding("no-verification", "3.2", smoke ? [last, smoke] : [last], quote(cited, smoke ? SMOKE_RE : undefined), smoke ? "the software was only checked for starting without errors; nothing the task asked for was tested" : "the software was written and reviewed but never run or tested", 0.65)];
 }
 
+const RETRIEVAL_RE = /(?:search|visit|browse|fetch|open_?url|read_?(?:page|url|file)|get_?(?:page|url|webpage)|retriev|lookup|query|scrape|wiki)/i;
+
+/**
+ * A question answered from a single lookup that nothing cross-checked: the run made exactly one information-gathering
+ * call (one search, one page) and then gave its final answer (a final_answer/submit call, or "FINAL ANSWER").
+ */
+function singleUncheckedSource(trace: Trace, ctx: DetectionContext): Finding[] {
+  if (ctx.contract.expectedActions.length) return [];
+  const calls = trace.steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && s.tool !== undefined);
+  const done = calls.find((s) => isCompletionCall(s.tool!)) ?? finalAnswerStep(trace);
+  if (!done) return [];
+  const lookups = calls.filter((s) => s.index < done.index && !isCompletionCall(s.tool!) && RETRIEVAL_RE.test(s.tool!.name));
+  const others = calls.filter((s) => s.index < done.index && !isCompletionCall(s.tool!) && !RETRIEVAL_RE.test(s.tool!.name));
+  if (lookups.length !== 1 || others.length > 0) return [];
+  const cite = lookups[0]!;
+  return [finding("no-verification", "3.2", [cite, done], quote(cite), `the final answer rests on one ${cite.tool!.name} call that nothing cross-checked`, 0.55)];
+}
+
 export const noVerification: Detector = {
   id: "no-verification",
   mode: "3.2",
   description: "A claim or submission after the last change with no check; code submitted with only a reproduction script (or nothing) run; a failed run's final answer given with no check at all.",
   detect(trace: Trace, ctx: DetectionContext) {
-    const extra = [...suiteNeverRun(trace, ctx), ...answerNeverChecked(trace, ctx), ...codeNeverTested(trace)];
+    const extra = [...suiteNeverRun(trace, ctx), ...answerNeverChecked(trace, ctx), ...codeNeverTested(trace), ...singleUncheckedSource(trace, ctx)];
     if (extra.length) return extra.slice(0, 1);
     const steps = trace.steps;
     let lastChange: Step | undefined;

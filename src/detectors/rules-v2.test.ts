@@ -595,3 +595,18 @@ describe("guards from the independent precision check (docs/precision-spotcheck.
     expect(detectWith(incorrectVerification, t)).toEqual([]);
   });
 });
+
+describe("3.2 an answer from one unchecked source", () => {
+  it("fires when a single search is all the final answer rests on", () => {
+    const t = trace(user("What do analysts forecast for AI in 2025?"), call("web_search", { query: "AI 2025 forecasts" }, "snippets: …"), call("final_answer", { answer: "Growth of 30 %." }, "ok"));
+    const f = detectWith(noVerification, t);
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ mode: "3.2", steps: [1, 3], basis: ["steps"] });
+  });
+  it("does not fire with a second lookup, or in a service dialogue with expected actions", () => {
+    const two = trace(user("What do analysts forecast?"), call("web_search", { query: "AI 2025 forecasts" }, "snippets"), call("visit_webpage", { url: "https://example.org/report" }, "page"), call("final_answer", { answer: "30 %" }, "ok"));
+    expect(detectWith(noVerification, two)).toEqual([]);
+    const tau = taskTrace({ text: "Look up my order.", expected: { actions: [{ name: "get_order_details", kwargs: { order_id: "#W1" } }] } }, user("Where is my order?"), call("search_orders", { user: "a" }, "[]"), call("final_answer", { answer: "none" }, "ok"));
+    expect(detectWith(noVerification, tau)).toEqual([]);
+  });
+});
