@@ -119,6 +119,36 @@ function saidArgsThenOmitted(trace: Trace): Finding[] {
   return [];
 }
 
+const MANUAL_RE = /^#{1,2} .*\b(?:manual|readme|user guide|documentation)\b/im;
+const GENERIC_HEADING_RE = /^(?:introduction|overview|installation|install|requirements?|dependencies|setup|getting started|usage|how to (?:use|play|run)|running(?: the \w+)?|run|controls|features|gameplay|conclusion|license|troubleshooting|support|contact|faq|summary|notes?|credits|contributing|about|quick start|configuration|examples?)$/i;
+const STOP = new Set(["with", "from", "that", "this", "your", "game", "mode", "modes", "feature", "features", "option", "options", "support", "user", "users", "the", "and", "for"]);
+
+/**
+ * The software's own manual presents features that no code written in the run implements: a "### Story Mode"
+ * section when no code block ever mentions a story. The system documents what it says it built, not what it built.
+ */
+function documentedButNotBuilt(trace: Trace): Finding[] {
+  const code = trace.steps
+    .filter((s) => s.role === "assistant")
+    .flatMap((s) => [...(s.text ?? "").matchAll(/```[\w+-]*\n([\s\S]*?)```/g)].map((m) => m[1]!))
+    .join("\n")
+    .toLowerCase();
+  if (code.length < 500) return [];
+  const manual = [...trace.steps].reverse().find((s) => s.role === "assistant" && MANUAL_RE.test(s.text ?? ""));
+  if (!manual) return [];
+  const start = (manual.text ?? "").search(MANUAL_RE);
+  for (const m of (manual.text ?? "").slice(start).matchAll(/^#{2,4} +(.+?)\s*$/gm)) {
+    const heading = m[1]!.replace(/[*`_]/g, "").trim();
+    if (GENERIC_HEADING_RE.test(heading)) continue;
+    const words = (heading.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !STOP.has(w));
+    if (!words.length) continue;
+    // a feature is built when its words show up in the code (as identifiers, strings or comments, by stem)
+    if (words.some((w) => code.includes(w.slice(0, Math.max(4, w.length - 2))))) continue;
+    return [finding("reasoning-action-mismatch", "2.6", [manual], m[0].trim(), `the manual presents "${heading}", which no code written in the run implements`, 0.6)];
+  }
+  return [];
+}
+
 export const reasoningActionMismatch: Detector = {
   id: "reasoning-action-mismatch",
   mode: "2.6",
@@ -126,7 +156,7 @@ export const reasoningActionMismatch: Detector = {
   detect(trace: Trace) {
     const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
     const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
-    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace)];
+    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace), ...documentedButNotBuilt(trace)];
     if (toolNames.size === 0) return textual;
     return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
   },

@@ -610,3 +610,18 @@ describe("3.2 an answer from one unchecked source", () => {
     expect(detectWith(noVerification, tau)).toEqual([]);
   });
 });
+
+describe("2.6 a manual that documents what was not built", () => {
+  const code = "```python\n" + Array.from({ length: 40 }, (_, i) => `def place_stone_${i}(board, row, col):\n    board[row][col] = 1`).join("\n") + "\n```";
+  it("fires on a manual section no code implements", () => {
+    const manual = "# Gomoku User Manual\n\n## Installation\n\npip install -r requirements.txt\n\n### Story Mode\n\nProgress through levels.";
+    const t = trace(user("Build a gomoku game."), say(code, "Programmer"), say(manual, "Programmer"));
+    const f = detectWith(reasoningActionMismatch, t);
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ mode: "2.6", steps: [2], evidence: "### Story Mode" });
+  });
+  it("does not fire on generic sections or on features the code mentions", () => {
+    const manual = "# Gomoku User Manual\n\n## Installation\n\npip install\n\n## Usage\n\nRun it.\n\n### Placing Stones\n\nClick a cell.";
+    expect(detectWith(reasoningActionMismatch, trace(user("Build a gomoku game."), say(code, "Programmer"), say(manual, "Programmer")))).toEqual([]);
+  });
+});
