@@ -57,7 +57,8 @@ export interface RuleDiagnosis {
 
 /**
  * Runs every rule detector on a trace. A finding is kept only if its evidence quote is really in the steps it
- * cites (precision over recall); a detector that throws is reported, never silently skipped.
+ * cites (a claim must show its evidence); a detector that throws is reported, never silently skipped, and the modes
+ * of the detectors that ran are returned as measured.
  */
 export function runDetectors(trace: Trace, detectors: readonly Detector[] = DETECTORS, ctx: DetectionContext = detectionContext(trace)): RuleDiagnosis {
   const findings: Finding[] = [];

@@ -1,7 +1,7 @@
 import type { Step, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
 import { FINAL_ANSWER_RE } from "../trace/claims.js";
-import { hasTag, isFailedResult, LIMIT_RE } from "./util.js";
+import { hasTag, LIMIT_RE } from "./util.js";
 
 /**
  * How a run ended, read off its last steps: shared by the termination detectors (3.1, 1.5) and the decisive-step
@@ -53,8 +53,6 @@ export function runEnd(trace: Trace): RunEnd {
   return { kind: "agent", step: last };
 }
 
-/** Tool results of the run that failed (error flag, non-zero exit code, or output opening with an error). */
-export const failedResults = (trace: Trace): Step[] => trace.steps.filter((s) => s.kind === "tool_result" && isFailedResult(s));
 
 /** The step that gives the run's final answer (an agent's, or the framework's closing step), if any. */
 export function finalAnswerStep(trace: Trace): Step | undefined {

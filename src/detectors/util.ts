@@ -15,10 +15,6 @@ export const toolCalls = (t: Trace) => t.steps.filter((s) => s.kind === "tool_ca
 export const resultOf = (t: Trace, call: Step): Step | undefined =>
   call.tool?.resultIndex !== undefined ? t.steps[call.tool.resultIndex] : undefined;
 
-/** Assistant steps that say something (not empty turns). */
-export const assistantTexts = (t: Trace) =>
-  t.steps.filter((s) => s.role === "assistant" && (s.kind === "message" || s.kind === "reasoning") && (s.text ?? "").trim() !== "");
-
 /** The command line of a shell-like call, as text, or undefined for other tools. */
 export function commandOf(s: Step): string | undefined {
   return s.tool ? commandText(s.tool) : undefined;
@@ -108,8 +104,3 @@ export const hasTag = (s: Step, tag: string) => s.tags?.includes(tag) ?? false;
 
 /** Text of a step or metadata that says a step, turn, iteration or cost cap ended the run. */
 export const LIMIT_RE = /\b(max(imum)?[ _-]?(number of )?(turns|steps|iterations?|rounds)( (reached|exceeded|limit))?|(turn|step|iteration|round) limit|LimitsExceeded|exit_cost|cost limit|ran out of (turns|steps)|max_steps)\b/i;
-
-/** The run was ended by a cap (tagged by the adapter, or a closing harness step saying so), not by the agent. */
-export function endedByCap(t: Trace): boolean {
-  return t.steps.slice(-3).some((s) => hasTag(s, "step-limit") || ((s.kind === "termination" || s.kind === "error") && s.role !== "assistant" && LIMIT_RE.test(s.text ?? "")) || (s.kind === "termination" && LIMIT_RE.test(s.text ?? "")));
-}
