@@ -115,17 +115,18 @@ export function extractContract(trace: Trace): TaskContract {
   }
   const { actions, outputs } = expected(trace);
   const contract: TaskContract = { deliverables, expectedActions: actions, expectedOutputs: outputs };
-  const tests = find(TESTS_RE);
-  if (tests) contract.keepTestsUnchanged = tests;
-  const confirm = find(CONFIRM_RE);
-  if (confirm) contract.confirmBeforeWrite = confirm;
-  const one = find(ONE_ACTION_RE);
-  if (one) contract.oneActionPerTurn = one;
-  const oneCommand = find(ONE_COMMAND_RE);
-  if (oneCommand) contract.oneCommandPerTurn = oneCommand;
-  const noGuess = find(NO_GUESS_RE);
-  if (noGuess) contract.noGuessing = noGuess;
-  const source = find(SOURCE_RE);
-  if (source) contract.sourceConstraint = source;
+  // the checkable requirements, each found by its wording in the task or the instructions
+  const REQUIREMENTS: [keyof TaskContract, RegExp][] = [
+    ["keepTestsUnchanged", TESTS_RE],
+    ["confirmBeforeWrite", CONFIRM_RE],
+    ["oneActionPerTurn", ONE_ACTION_RE],
+    ["oneCommandPerTurn", ONE_COMMAND_RE],
+    ["noGuessing", NO_GUESS_RE],
+    ["sourceConstraint", SOURCE_RE],
+  ];
+  for (const [key, re] of REQUIREMENTS) {
+    const r = find(re);
+    if (r) (contract as unknown as Record<string, Requirement>)[key] = r;
+  }
   return contract;
 }
