@@ -90,7 +90,7 @@ const SORT_SQL: Record<TraceSortKey, string> = {
   file: "t.file, t.idx",
 };
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
   const parts = ["t.run_id = @run"];
@@ -181,7 +181,7 @@ export function listTraces(store: Store, runId: string, q: TraceQuery): TracePag
 }
 
 /** A stored failure vector as the codes present and the codes not measured (null entries). */
-function vectorCodes(json: string | null): { modes: string[] | null; unmeasured: string[] | null } {
+export function vectorCodes(json: string | null): { modes: string[] | null; unmeasured: string[] | null } {
   if (json === null) return { modes: null, unmeasured: null };
   const v = Object.entries(JSON.parse(json) as Record<string, 0 | 1 | null>);
   return { modes: v.filter(([, x]) => x === 1).map(([k]) => k), unmeasured: v.filter(([, x]) => x === null).map(([k]) => k) };

@@ -1,0 +1,87 @@
+/**
+ * The PostgreSQL store's tables, as numbered migrations applied in order (each once, in a transaction, under an
+ * advisory lock so that many workers starting together migrate once). The layout mirrors the SQLite schema
+ * (src/store/schema.sql.ts, STORE_VERSION 2) column for column, so one set of queries answers both; the differences
+ * are PostgreSQL's: text columns compare bytewise (COLLATE "C", as SQLite does), numbers are double precision.
+ * Append a migration, never edit one that shipped.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "the SQLite store's layout (its version 2): runs, traces, diagnoses, findings, cache",
+    sql: `
+CREATE TABLE runs (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  inputs TEXT NOT NULL,
+  annotator TEXT COLLATE "C" NOT NULL,
+  taxonomy TEXT NOT NULL,
+  trace_count INTEGER NOT NULL DEFAULT 0,
+  diagnostics TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'complete',
+  input_key TEXT
+);
+CREATE INDEX runs_by_input ON runs (input_key, annotator);
+
+CREATE TABLE traces (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT COLLATE "C" NOT NULL,
+  file TEXT COLLATE "C" NOT NULL,
+  format TEXT COLLATE "C" NOT NULL,
+  idx INTEGER NOT NULL,
+  model TEXT COLLATE "C",
+  framework TEXT COLLATE "C",
+  steps INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  trace TEXT NOT NULL,
+  PRIMARY KEY (run_id, trace_id)
+);
+CREATE INDEX traces_by_model ON traces (run_id, model);
+CREATE INDEX traces_by_id ON traces (trace_id);
+
+CREATE TABLE diagnoses (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT COLLATE "C" NOT NULL,
+  annotator TEXT COLLATE "C" NOT NULL,
+  success SMALLINT,
+  score DOUBLE PRECISION,
+  modes TEXT,
+  mode_count INTEGER,
+  diagnosis TEXT NOT NULL,
+  error TEXT,
+  PRIMARY KEY (run_id, trace_id, annotator)
+);
+
+CREATE TABLE findings (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trace_id TEXT COLLATE "C" NOT NULL,
+  annotator TEXT COLLATE "C" NOT NULL,
+  mode TEXT COLLATE "C" NOT NULL,
+  confidence DOUBLE PRECISION NOT NULL,
+  first_step INTEGER,
+  steps TEXT NOT NULL,
+  agent TEXT,
+  evidence TEXT NOT NULL,
+  detector TEXT NOT NULL
+);
+CREATE INDEX findings_by_mode ON findings (run_id, mode);
+CREATE INDEX findings_by_trace ON findings (run_id, trace_id);
+
+CREATE TABLE cache (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
+];
+
+/** The newest migration: a database past it was written by a newer faultline. */
+export const PG_STORE_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,404 @@
+import pg from "pg";
+import { modeCount as countModes, type Diagnosis, type Trace } from "../../trace/index.js";
+import { likeEscape, NO_VALUE, vectorCodes, type Facet, type RunFacets, type TracePage, type TraceQuery, type TraceSortKey } from "../queries.js";
+import { contentHash, runIdFor, runName, type BeginRunOptions, type FinishRunOptions, type RunInfo, type TraceRow } from "../store.js";
+import type { FaultlineStore, RunProgress } from "../types.js";
+import { MIGRATIONS, PG_STORE_VERSION } from "./migrations.js";
+
+/** `postgres://…` or `postgresql://…`: a PostgreSQL store rather than a SQLite file. */
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
+
+/** A postgres URL without its password, for messages. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://(unparseable URL)";
+  }
+}
+
+/** bigint (count) and numeric (sum) arrive as strings by default; every count here fits a double exactly. */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Queries written with `@name` parameters (as the SQLite ones are) become PostgreSQL's `$n`. */
+export function named(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
+  const order: string[] = [];
+  const out = text.replace(/@([A-Za-z_]\w*)/g, (_m, name: string) => {
+    if (!(name in params)) throw new Error(`query parameter @${name} has no value`);
+    let i = order.indexOf(name);
+    if (i < 0) i = order.push(name) - 1;
+    return `$${i + 1}`;
+  });
+  return { text: out, values: order.map((n) => params[n]) };
+}
+
+const SORT_SQL: Record<TraceSortKey, string> = {
+  trace_id: "t.trace_id",
+  model: "t.model",
+  format: "t.format",
+  steps: "t.steps",
+  outcome: "d.success",
+  modes: "d.mode_count",
+  score: "d.score",
+  file: "t.file, t.idx",
+};
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * The PostgreSQL store: the same runs, traces, diagnoses, findings and call cache as the SQLite store, shared by any
+ * number of processes on any number of machines. Connects on first use and applies pending migrations then.
+ * SQLite's orderings are kept where PostgreSQL's differ (NULLs sort first ascending; text compares bytewise).
+ */
+export class PgStore implements FaultlineStore {
+  readonly kind = "postgres" as const;
+  readonly path: string;
+  readonly pool: pg.Pool;
+  private ready?: Promise<void>;
+
+  constructor(
+    readonly url: string,
+    opts: { max?: number } = {},
+  ) {
+    this.path = displayUrl(url);
+    this.pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types });
+    // an idle client losing its server must not crash the process; the next query reports the problem
+    this.pool.on("error", () => {});
+  }
+
+  /** Connects and migrates (once). Every method awaits it; call it to fail early with a clear message. */
+  init(): Promise<void> {
+    this.ready ??= this.migrate().catch((e: Error) => {
+      this.ready = undefined;
+      throw new Error(`PostgreSQL store ${this.path}: ${e.message}`);
+    });
+    return this.ready;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.tx(async (c) => {
+      // one migrator at a time across every process sharing the database
+      await c.query("SELECT pg_advisory_xact_lock(hashtext('faultline-migrations'))");
+      await c.query("CREATE TABLE IF NOT EXISTS faultline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+      const done = new Set((await c.query<{ version: number }>("SELECT version FROM faultline_migrations")).rows.map((r) => r.version));
+      const newest = Math.max(0, ...done);
+      if (newest > PG_STORE_VERSION) throw new Error(`store version ${newest} is newer than this faultline understands (${PG_STORE_VERSION})`);
+      for (const m of MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await c.query(m.sql);
+        await c.query("INSERT INTO faultline_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      }
+    }, false);
+  }
+
+  /** Runs `fn` in a transaction on one connection. */
+  async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, init = true): Promise<T> {
+    if (init) await this.init();
+    const c = await this.pool.connect();
+    try {
+      await c.query("BEGIN");
+      const r = await fn(c);
+      await c.query("COMMIT");
+      return r;
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  /** A query with `@name` parameters. */
+  async q<R extends pg.QueryResultRow>(text: string, params: Record<string, unknown> = {}, on: Queryable = this.pool): Promise<R[]> {
+    if (on === this.pool) await this.init();
+    return (await on.query<R>(named(text, params))).rows;
+  }
+
+  async beginRun(inputs: string[], annotator: string, taxonomy: string, opts: BeginRunOptions = {}): Promise<string> {
+    const now = opts.now ?? new Date();
+    const base = opts.name ?? runName(inputs, now);
+    const at = now.toISOString();
+    for (let n = 1; ; n++) {
+      const id = n === 1 ? base : `${base}-${n}`;
+      const rows = await this.q<{ id: string }>(
+        "INSERT INTO runs (id, created_at, updated_at, inputs, annotator, taxonomy, status, input_key) VALUES (@id, @at, @at, @inputs, @annotator, @taxonomy, 'incomplete', @key) ON CONFLICT (id) DO NOTHING RETURNING id",
+        { id, at, inputs: JSON.stringify(inputs), annotator, taxonomy, key: runIdFor(inputs, annotator) },
+      );
+      if (rows.length) return id;
+    }
+  }
+
+  async finishRun(runId: string, diagnostics: Record<string, number>, opts: FinishRunOptions = {}): Promise<{ replaced: string[] }> {
+    const status = opts.status ?? "complete";
+    return this.tx(async (c) => {
+      await this.q(
+        "UPDATE runs SET trace_count = (SELECT count(*) FROM traces WHERE run_id = @id), diagnostics = @diag, updated_at = @at, status = @status WHERE id = @id",
+        { id: runId, diag: JSON.stringify(diagnostics), at: new Date().toISOString(), status },
+        c,
+      );
+      if (!opts.replace || status !== "complete") return { replaced: [] };
+      const [own] = await this.q<{ input_key: string | null; annotator: string }>("SELECT input_key, annotator FROM runs WHERE id = @id", { id: runId }, c);
+      if (!own?.input_key) return { replaced: [] };
+      const others = (
+        await this.q<{ id: string }>("SELECT id FROM runs WHERE input_key = @k AND annotator = @a AND id != @id ORDER BY created_at", { k: own.input_key, a: own.annotator, id: runId }, c)
+      ).map((r) => r.id);
+      if (others.length) await c.query("DELETE FROM runs WHERE id = ANY($1)", [others]);
+      return { replaced: others };
+    });
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    await this.q("DELETE FROM runs WHERE id = @id", { id: runId });
+  }
+
+  async saveBatch(runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): Promise<void> {
+    if (!items.length) return;
+    await this.tx((c) => this.saveBatchOn(c, runId, items));
+  }
+
+  /** saveBatch inside a caller's transaction (a worker stores a diagnosis and marks its job in one commit). */
+  async saveBatchOn(c: pg.PoolClient, runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const { trace } of items) {
+      if (seen.has(trace.id)) continue;
+      seen.add(trace.id);
+      await c.query(
+        `INSERT INTO traces (run_id, trace_id, file, format, idx, model, framework, steps, content_hash, trace) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+         ON CONFLICT (run_id, trace_id) DO UPDATE SET file = EXCLUDED.file, format = EXCLUDED.format, idx = EXCLUDED.idx, model = EXCLUDED.model,
+           framework = EXCLUDED.framework, steps = EXCLUDED.steps, content_hash = EXCLUDED.content_hash, trace = EXCLUDED.trace`,
+        [runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace)],
+      );
+    }
+    for (const { trace, diagnosis: d } of items) await this.saveDiagnosisOn(c, runId, trace.id, d);
+  }
+
+  /** One diagnosis and its findings, replacing an earlier one of the same (run, trace, annotator): saving twice is saving once. */
+  async saveDiagnosisOn(c: pg.PoolClient, runId: string, traceId: string, d: Diagnosis): Promise<void> {
+    await c.query("DELETE FROM findings WHERE run_id = $1 AND trace_id = $2 AND annotator = $3", [runId, traceId, d.annotator]);
+    await c.query(
+      `INSERT INTO diagnoses (run_id, trace_id, annotator, success, score, modes, mode_count, diagnosis, error) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
+       ON CONFLICT (run_id, trace_id, annotator) DO UPDATE SET success = EXCLUDED.success, score = EXCLUDED.score, modes = EXCLUDED.modes,
+         mode_count = EXCLUDED.mode_count, diagnosis = EXCLUDED.diagnosis, error = EXCLUDED.error`,
+      [
+        runId,
+        traceId,
+        d.annotator,
+        d.outcome.success === null ? null : d.outcome.success ? 1 : 0,
+        d.outcome.score ?? null,
+        d.modes ? JSON.stringify(d.modes) : null,
+        d.modes ? countModes(d.modes) : null,
+        JSON.stringify(d),
+        d.error ?? null,
+      ],
+    );
+    if (!d.findings.length) return;
+    const values: unknown[] = [];
+    const rows = d.findings.map((f, i) => {
+      values.push(runId, traceId, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);
+      return `(${Array.from({ length: 10 }, (_, k) => `$${i * 10 + k + 1}`).join(",")})`;
+    });
+    await c.query(`INSERT INTO findings (run_id, trace_id, annotator, mode, confidence, first_step, steps, agent, evidence, detector) VALUES ${rows.join(",")}`, values);
+  }
+
+  async runs(): Promise<RunInfo[]> {
+    return (await this.q(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY updated_at DESC, id DESC`)).map(toRun);
+  }
+
+  async run(id: string): Promise<RunInfo | undefined> {
+    const r =
+      (await this.q(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = @id`, { id }))[0] ??
+      (await this.q(`SELECT ${RUN_COLUMNS} FROM runs WHERE substr(id, 1, length(@p)) = @p ORDER BY updated_at DESC, id DESC LIMIT 1`, { p: id }))[0];
+    return r ? toRun(r) : undefined;
+  }
+
+  async diagnoses(runId: string, annotator?: string): Promise<Diagnosis[]> {
+    const rows = annotator
+      ? await this.q<{ diagnosis: string }>("SELECT diagnosis FROM diagnoses WHERE run_id = @run AND annotator = @a", { run: runId, a: annotator })
+      : await this.q<{ diagnosis: string }>("SELECT diagnosis FROM diagnoses WHERE run_id = @run", { run: runId });
+    return rows.map((r) => JSON.parse(r.diagnosis) as Diagnosis);
+  }
+
+  async trace(runId: string, traceId: string): Promise<Trace | undefined> {
+    const [r] = await this.q<{ trace: string }>("SELECT trace FROM traces WHERE run_id = @run AND trace_id = @id", { run: runId, id: traceId });
+    return r ? (JSON.parse(r.trace) as Trace) : undefined;
+  }
+
+  async traceRows(runId: string): Promise<TraceRow[]> {
+    return this.q<TraceRow>("SELECT trace_id, file, format, idx, model, framework, steps FROM traces WHERE run_id = @run ORDER BY file, idx", { run: runId });
+  }
+
+  async cacheGet(key: string): Promise<string | undefined> {
+    const [r] = await this.q<{ value: string }>("SELECT value FROM cache WHERE key = @key", { key });
+    return r?.value;
+  }
+
+  async cachePut(key: string, value: string): Promise<void> {
+    await this.q("INSERT INTO cache (key, value, created_at) VALUES (@key, @value, @at) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at", {
+      key,
+      value,
+      at: new Date().toISOString(),
+    });
+  }
+
+  async listTraces(runId: string, q: TraceQuery): Promise<TracePage> {
+    const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 50)));
+    const offset = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(q.offset ?? 0)));
+    const { sql: where, params } = whereFor(runId, q);
+    const dir = q.dir === "desc" ? "DESC" : "ASC";
+    // SQLite sorts NULL before everything: the same here
+    const nulls = dir === "ASC" ? "NULLS FIRST" : "NULLS LAST";
+    const order = SORT_SQL[q.sort ?? "file"]
+      .split(", ")
+      .map((c) => `${c} ${dir} ${nulls}`)
+      .join(", ");
+    const rows = await this.q<{
+      trace_id: string;
+      file: string;
+      format: string;
+      model: string | null;
+      framework: string | null;
+      steps: number;
+      success: number | null;
+      score: number | null;
+      mode_count: number | null;
+      modes: string | null;
+      error: string | null;
+      total: number;
+    }>(
+      `SELECT t.trace_id, t.file, t.format, t.model, t.framework, t.steps, d.success, d.score, d.mode_count, d.modes, d.error, count(*) OVER () AS total ${FROM} WHERE ${where} ORDER BY ${order}, t.trace_id ${dir} LIMIT @limit OFFSET @offset`,
+      { ...params, limit, offset },
+    );
+    const total = rows[0]?.total ?? (offset === 0 ? 0 : (await this.q<{ n: number }>(`SELECT count(*) AS n ${FROM} WHERE ${where}`, params))[0]!.n);
+    return {
+      total,
+      offset,
+      limit,
+      rows: rows.map((r) => ({
+        trace_id: r.trace_id,
+        file: r.file,
+        format: r.format,
+        model: r.model,
+        framework: r.framework,
+        steps: r.steps,
+        success: r.success === null ? null : r.success === 1,
+        score: r.score,
+        mode_count: r.mode_count,
+        ...vectorCodes(r.modes),
+        error: r.error,
+      })),
+    };
+  }
+
+  async runFacets(runId: string, annotator: string): Promise<RunFacets> {
+    const p = { run: runId, a: annotator };
+    const outcomes = { success: 0, failure: 0, unknown: 0 };
+    const rows = await this.q<{ s: number | null; n: number }>(
+      "SELECT d.success AS s, count(*) AS n FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @a WHERE t.run_id = @run GROUP BY d.success",
+      p,
+    );
+    for (const r of rows) outcomes[r.s === 1 ? "success" : r.s === 0 ? "failure" : "unknown"] += r.n;
+    const [models, formats, modes, annotators, coverage] = await Promise.all([
+      this.q<Facet>("SELECT model AS value, count(*) AS count FROM traces WHERE run_id = @run GROUP BY model ORDER BY count DESC, model NULLS FIRST", p),
+      this.q<Facet>("SELECT format AS value, count(*) AS count FROM traces WHERE run_id = @run GROUP BY format ORDER BY count DESC, format", p),
+      this.q<Facet>("SELECT mode AS value, count(DISTINCT trace_id) AS count FROM findings WHERE run_id = @run AND annotator = @a GROUP BY mode ORDER BY mode", p),
+      this.q<Facet>("SELECT annotator AS value, count(*) AS count FROM diagnoses WHERE run_id = @run GROUP BY annotator ORDER BY annotator", p),
+      this.modeCoverage(runId, annotator),
+    ]);
+    return { models, formats, outcomes, modes, annotators, coverage };
+  }
+
+  async modeCoverage(runId: string, annotator: string): Promise<RunFacets["coverage"]> {
+    const p = { run: runId, a: annotator };
+    const [{ n: annotated }] = (await this.q<{ n: number }>("SELECT count(*) AS n FROM diagnoses WHERE run_id = @run AND annotator = @a AND modes IS NOT NULL", p)) as [{ n: number }];
+    const rows = await this.q<{ code: string; measured: number }>(
+      "SELECT j.key AS code, sum(CASE WHEN jsonb_typeof(j.value) = 'null' THEN 0 ELSE 1 END) AS measured FROM diagnoses d, jsonb_each(d.modes::jsonb) j WHERE d.run_id = @run AND d.annotator = @a AND d.modes IS NOT NULL GROUP BY j.key",
+      p,
+    );
+    return rows.map((r) => ({ code: r.code, measured: r.measured, annotated })).sort((a, b) => a.code.localeCompare(b.code, undefined, { numeric: true }));
+  }
+
+  async annotatorsOf(runId: string): Promise<string[]> {
+    return (await this.q<{ annotator: string }>("SELECT DISTINCT annotator FROM diagnoses WHERE run_id = @run ORDER BY annotator", { run: runId })).map((r) => r.annotator);
+  }
+
+  async traceDiagnosis(runId: string, traceId: string, annotator: string): Promise<Diagnosis | undefined> {
+    const [r] = await this.q<{ diagnosis: string }>("SELECT diagnosis FROM diagnoses WHERE run_id = @run AND trace_id = @id AND annotator = @a", { run: runId, id: traceId, a: annotator });
+    return r ? (JSON.parse(r.diagnosis) as Diagnosis) : undefined;
+  }
+
+  async runsWithTrace(traceId: string): Promise<string[]> {
+    return (
+      await this.q<{ id: string }>("SELECT t.run_id AS id FROM traces t JOIN runs r ON r.id = t.run_id WHERE t.trace_id = @id ORDER BY r.updated_at DESC", { id: traceId })
+    ).map((r) => r.id);
+  }
+
+  /** Queue progress, set by src/distributed (which owns the queue); a run without queued work has none. */
+  progressSource?: (runId: string) => Promise<RunProgress | undefined>;
+
+  async progress(runId: string): Promise<RunProgress | undefined> {
+    return this.progressSource?.(runId);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+const FROM = "FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @annotator";
+
+function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
+  const parts = ["t.run_id = @run"];
+  const params: Record<string, unknown> = { run: runId, annotator: q.annotator };
+  if (q.model !== undefined) {
+    if (q.model === NO_VALUE) parts.push("t.model IS NULL");
+    else {
+      parts.push("t.model = @model");
+      params.model = q.model;
+    }
+  }
+  if (q.format !== undefined) {
+    parts.push("t.format = @format");
+    params.format = q.format;
+  }
+  if (q.outcome === "success") parts.push("d.success = 1");
+  else if (q.outcome === "failure") parts.push("d.success = 0");
+  else if (q.outcome === "unknown") parts.push("d.success IS NULL");
+  if (q.mode !== undefined) {
+    parts.push("EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.mode = @mode)");
+    params.mode = q.mode;
+  }
+  const text = q.q?.trim();
+  if (text) {
+    // ILIKE: case-insensitive, as SQLite's LIKE is
+    params.q = `%${likeEscape(text)}%`;
+    parts.push(
+      "(t.trace_id ILIKE @q ESCAPE '\\' OR t.file ILIKE @q ESCAPE '\\' OR t.model ILIKE @q ESCAPE '\\'" +
+        " OR EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence ILIKE @q ESCAPE '\\')" +
+        " OR t.trace ILIKE @q ESCAPE '\\')",
+    );
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+const RUN_COLUMNS =
+  "id, created_at, updated_at, inputs, annotator, taxonomy, diagnostics, status, " +
+  "CASE WHEN status = 'complete' THEN trace_count ELSE (SELECT count(*) FROM traces t WHERE t.run_id = runs.id) END AS trace_count";
+
+function toRun(r: Record<string, unknown>): RunInfo {
+  return {
+    id: String(r.id),
+    created_at: String(r.created_at),
+    updated_at: String(r.updated_at),
+    inputs: JSON.parse(String(r.inputs)) as string[],
+    annotator: String(r.annotator),
+    taxonomy: String(r.taxonomy),
+    trace_count: Number(r.trace_count),
+    diagnostics: JSON.parse(String(r.diagnostics)) as Record<string, number>,
+    status: r.status === "incomplete" ? "incomplete" : "complete",
+  };
+}
