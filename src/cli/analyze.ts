@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import cliProgress from "cli-progress";
 import { analyze, NoTracesError } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
-import { DEFAULT_DB } from "../store/index.js";
+import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { GUARD_PRESETS } from "../guards/config.js";
 import { ReplayCollector } from "../guards/replay.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
@@ -114,7 +114,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .description("Diagnose traces: detect MAST failure modes with evidence, score outcomes, store, and summarise per model")
     .argument("<paths...>", "trace files or folders (read recursively)")
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
-    .option("--db <file>", "SQLite store; every analysis is a new run, named <first input>-<YYYYMMDD-HHMMSS>", DEFAULT_DB)
+    .option("--db <file|url>", "SQLite store; every analysis is a new run, named <first input>-<YYYYMMDD-HHMMSS> (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs (default: keep them, e.g. for `faultline diff`)")
     .option("--json", "print the summary as JSON instead of a table")
     .option("--format <id>", "skip detection and read every file with this format")

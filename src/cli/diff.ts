@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { diffRuns } from "../analysis/index.js";
 import { diffText } from "../report/index.js";
-import { DEFAULT_DB } from "../store/index.js";
+import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { EXIT, UsageError, writeJson } from "./io.js";
 import { checkGroupKey, diagnosticLines, loadLabelInput } from "./label-input.js";
 
@@ -45,7 +45,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .argument("<after>", "the same kinds of input")
     .option("--by <key>", "compare per group of this field (model, framework, benchmark, group, …)")
     .option("--json", "print the full report as JSON (every changed trace, every unmatched id)")
-    .option("--db <file>", "store to look run ids up in", DEFAULT_DB)
+    .option("--db <file|url>", "store to look run ids up in (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--annotator <id>", "with stored runs: only this annotator's diagnoses")
     .option("--alpha <level>", "significance level", "0.05")
     .option("--traces <n>", "changed traces to print", "20")

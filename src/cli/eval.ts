@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { evaluateAgreement } from "../analysis/index.js";
 import { agreementText } from "../report/index.js";
-import { DEFAULT_DB } from "../store/index.js";
+import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { EXIT, UsageError, writeJson } from "./io.js";
 import { diagnosticLines, loadLabelInput } from "./label-input.js";
 
@@ -54,7 +54,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .requiredOption("--reference <labels>", "reference labels: findings.jsonl (its gold labels), a label CSV, MAST-Data records, trace files with gold labels, or a stored run id")
     .requiredOption("--predicted <labels>", "predicted labels: findings.jsonl, a label CSV, MAST-Data records, or a stored run id")
     .option("--json", "print the full report as JSON")
-    .option("--db <file>", "store to look run ids up in", DEFAULT_DB)
+    .option("--db <file|url>", "store to look run ids up in (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--reference-as <how>", "how to read a findings.jsonl reference: gold (the dataset labels copied into each line), diagnosis (faultline's labels), or auto (gold when the file carries any, else diagnosis)", "auto")
     .option("--gold-source <id>", "which gold label set to use (e.g. who_and_when, agentrx)")
     .option("--tolerance <k,…>", "step tolerances for attribution accuracy within ±k", "1,3,5")

@@ -2,8 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { readTraces } from "../formats/index.js";
 import { diagnosesToOtlp } from "../report/index.js";
-import { DEFAULT_DB, Store } from "../store/index.js";
-import { runsWithTrace } from "../store/queries.js";
+import { DEFAULT_DB, defaultDb, openStore, storeExists } from "../store/index.js";
 import { DiagnosisSchema, type Diagnosis, type Trace } from "../trace/index.js";
 import { displayPath, EXIT, UsageError } from "./io.js";
 
@@ -50,16 +49,16 @@ async function sourceTraces(diagnoses: Diagnosis[], db: string, problems: string
     }
   }
   const missing = diagnoses.filter((d) => !traces.has(d.trace_id));
-  if (missing.length && existsSync(db)) {
-    const store = new Store(db);
+  if (missing.length && storeExists(db)) {
+    const store = openStore(db);
     try {
       for (const d of missing) {
-        const run = runsWithTrace(store, d.trace_id)[0];
-        const t = run ? store.trace(run, d.trace_id) : undefined;
+        const run = (await store.runsWithTrace(d.trace_id))[0];
+        const t = run ? await store.trace(run, d.trace_id) : undefined;
         if (t) traces.set(d.trace_id, t);
       }
     } finally {
-      store.close();
+      await store.close();
     }
   }
   const notFound = diagnoses.filter((d) => !traces.has(d.trace_id));
@@ -99,7 +98,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("--otlp <findings>", "findings.jsonl to export as OTLP/JSON logs")
     .option("-o, --out <file>", "write here instead of stdout")
     .option("--present-only", "only the modes found (no `absent` records)")
-    .option("--db <file>", "store to take traces from when their source files cannot be re-read", DEFAULT_DB)
+    .option("--db <file|url>", "store to take traces from when their source files cannot be re-read (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .addHelpText(
       "after",
       `

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { relative, isAbsolute } from "node:path";
+import { displayUrl, isPostgresUrl } from "../store/index.js";
 
 /**
  * Exit statuses shared by every command. `interrupted` (128 + SIGINT): Ctrl-C or SIGTERM stopped `analyze`/`judge`
@@ -39,6 +40,7 @@ export async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>,
 
 /** Paths shown to people: relative to the working directory when that is shorter. */
 export function displayPath(p: string): string {
+  if (isPostgresUrl(p)) return displayUrl(p);
   if (!isAbsolute(p)) return p;
   const r = relative(process.cwd(), p);
   return r.length < p.length ? r : p;

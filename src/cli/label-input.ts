@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { labelsFromRecords, loadLabels, rowFromTrace, type LabelDiagnostic, type LabelLoad, type LabelOptions, type LabelRow } from "../analysis/index.js";
 import { readTraces } from "../formats/index.js";
-import { Store } from "../store/index.js";
+import { openStore, storeExists } from "../store/index.js";
 import { displayPath, UsageError } from "./io.js";
 
 /*
@@ -54,12 +54,12 @@ export async function loadLabelInput(spec: string, opts: LabelInputOptions = {})
     }
     return { load, source: displayPath(spec) };
   }
-  if (!opts.db || !existsSync(opts.db)) throw new UsageError(`${spec}: no such file or folder${opts.db ? `, and no store at ${opts.db}` : ""}`);
-  const store = new Store(opts.db);
+  if (!opts.db || !storeExists(opts.db)) throw new UsageError(`${spec}: no such file or folder${opts.db ? `, and no store at ${opts.db}` : ""}`);
+  const store = openStore(opts.db);
   try {
-    const run = store.run(spec);
+    const run = await store.run(spec);
     if (!run) throw new UsageError(`${spec}: no such file or folder, and no run with that id in ${displayPath(opts.db)} (faultline analyze prints run ids)`);
-    const diagnoses = store.diagnoses(run.id, opts.annotator);
+    const diagnoses = await store.diagnoses(run.id, opts.annotator);
     const load = await labelsFromRecords(diagnoses.map((value) => ({ value })), `store:${run.id}`, opts);
     if (run.status === "incomplete")
       load.diagnostics.unshift({
@@ -69,7 +69,7 @@ export async function loadLabelInput(spec: string, opts: LabelInputOptions = {})
       });
     return { load, source: `store:${run.id}` };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { analyze, NoTracesError } from "../pipeline/index.js";
 import { DEFAULT_HOST, DEFAULT_PORT, startServer, TOKEN_ENV } from "../server/index.js";
 import { isLoopback } from "../server/security.js";
-import { DEFAULT_DB, Store } from "../store/index.js";
+import { DEFAULT_DB, defaultDb, openStore, storeExists } from "../store/index.js";
 import { displayPath, EXIT, requireInputs, UsageError } from "./io.js";
 
 export interface ServeCliOptions {
@@ -72,12 +71,12 @@ export async function runServe(paths: string[], opts: ServeCliOptions, io: Serve
     err(
       `${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}; ${errors} errors — \`faultline inspect\` lists them); run ${runId} stored in ${displayPath(opts.db)}`,
     );
-  } else if (!existsSync(opts.db)) {
+  } else if (!storeExists(opts.db)) {
     throw new UsageError(`no store at ${opts.db}: run \`faultline analyze <paths>\` first, or \`faultline serve <paths>\` to analyse and serve in one go`);
   }
-  const store = new Store(opts.db);
-  const server = await startServer(store, { host: opts.host, port, token }).catch((e: NodeJS.ErrnoException) => {
-    store.close();
+  const store = openStore(opts.db);
+  const server = await startServer(store, { host: opts.host, port, token }).catch(async (e: NodeJS.ErrnoException) => {
+    await store.close();
     if (e.code === "EADDRINUSE") throw new UsageError(`port ${port} on ${opts.host} is in use: choose another with --port (0 = any free port)`);
     throw e;
   });
@@ -90,7 +89,7 @@ export async function runServe(paths: string[], opts: ServeCliOptions, io: Serve
     await (io.until ? io.until(open) : signalled());
   } finally {
     await server.close();
-    store.close();
+    await store.close();
   }
   return EXIT.ok;
 }
@@ -100,7 +99,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .command("serve")
     .description("Open the dashboard: which model fails how, with the steps that show it (optionally analysing traces first)")
     .argument("[paths...]", "trace files or folders to analyse before serving (else the store's existing runs are shown)")
-    .option("--db <file>", "SQLite store written by `faultline analyze`", DEFAULT_DB)
+    .option("--db <file|url>", "store written by `faultline analyze`: a SQLite file or a postgres:// URL (default: $FAULTLINE_DB, else .faultline/faultline.db)", defaultDb())
     .option("--port <n>", "port to listen on (0 = any free port)", String(DEFAULT_PORT))
     .option("--host <h>", "address to listen on; anything but loopback needs --token", DEFAULT_HOST)
     .option("--token <secret>", `access token every API call must carry (or set ${TOKEN_ENV})`)

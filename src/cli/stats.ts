@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { groupRows, groupStatistics, INTERVENTIONS, rankAllGroups } from "../analysis/index.js";
 import { statsText } from "../report/index.js";
-import { DEFAULT_DB } from "../store/index.js";
+import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { EXIT, UsageError, writeJson } from "./io.js";
 import { checkGroupKey, diagnosticLines, loadLabelInput } from "./label-input.js";
 
@@ -62,7 +62,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .argument("<labels>", "findings.jsonl, a label CSV, MAST-Data records, a folder of them, trace files with gold labels, or a stored run id")
     .option("--by <key>", "group by this field (model, framework, benchmark, group, or a dot path such as reference.level)")
     .option("--json", "print the full report as JSON ({input, diagnostics, by, groups: [GroupStats], interventions, catalogue})")
-    .option("--db <file>", "store to look a run id up in", DEFAULT_DB)
+    .option("--db <file|url>", "store to look a run id up in (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--annotator <id>", "with a stored run: only this annotator's diagnoses")
     .option("--gold", "with findings.jsonl: use the dataset's gold labels carried in each line instead of faultline's diagnosis")
     .option("--gold-source <id>", "which gold label set (e.g. who_and_when, agentrx); implies --gold")

@@ -1,7 +1,7 @@
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
 import { basename } from "node:path";
 import { summarize, writeReports, type ReportPaths, type RunSummary } from "../report/index.js";
-import { Store, type RunStatus } from "../store/index.js";
+import { openStore, type FaultlineStore, type RunStatus } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 import type { RunCounts } from "./diagnosed.js";
 import { OutputDir } from "./output-dir.js";
@@ -11,7 +11,7 @@ const BATCH = 200;
 export interface RunWriterOptions {
   /** The output folder (findings.jsonl, summary.json, the reports), written atomically. */
   out: string;
-  /** The SQLite store. */
+  /** The store: a SQLite file, or a `postgres://` URL. */
   db: string;
   annotator: string;
   taxonomy: string;
@@ -67,7 +67,7 @@ export class NoTracesError extends Error {
 export class RunWriter {
   readonly diagnoses: Diagnosis[] = [];
   readonly output: OutputDir;
-  private _store?: Store;
+  private _store?: FaultlineStore;
   private _runId?: string;
   private out?: WriteStream;
   private batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
@@ -80,8 +80,8 @@ export class RunWriter {
   }
 
   /** The store (opened on first use). */
-  get store(): Store {
-    this._store ??= new Store(this.opts.db);
+  get store(): FaultlineStore {
+    this._store ??= openStore(this.opts.db);
     return this._store;
   }
 
@@ -97,7 +97,7 @@ export class RunWriter {
 
   /** Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. */
   async write(trace: Trace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = []): Promise<void> {
-    this._runId ??= this.store.beginRun(this.paths, this.opts.annotator, this.opts.taxonomy, this.opts.name ? { name: this.opts.name } : {});
+    this._runId ??= await this.store.beginRun(this.paths, this.opts.annotator, this.opts.taxonomy, this.opts.name ? { name: this.opts.name } : {});
     this.out ??= createWriteStream(this.output.path("findings.jsonl"));
     if (d.modes) counts.annotated++;
     else counts.failed++;
@@ -105,12 +105,13 @@ export class RunWriter {
     this.diagnoses.push(d);
     for (const extra of alsoStore) this.batch.push({ trace, diagnosis: extra });
     this.batch.push({ trace, diagnosis: d });
-    if (this.batch.length >= BATCH) this.flush();
+    if (this.batch.length >= BATCH) await this.flush();
   }
 
-  private flush(): void {
-    if (this.batch.length) this.store.saveBatch(this._runId!, this.batch);
+  private async flush(): Promise<void> {
+    const batch = this.batch;
     this.batch = [];
+    if (batch.length) await this.store.saveBatch(this._runId!, batch);
   }
 
   private async endStream(): Promise<void> {
@@ -127,8 +128,8 @@ export class RunWriter {
     const runId = this._runId;
     if (runId === undefined) throw new NoTracesError(this.paths, counts, status === "incomplete");
     await this.endStream();
-    this.flush();
-    const { replaced } = this.store.finishRun(runId, counts, { status, replace: this.opts.replace });
+    await this.flush();
+    const { replaced } = await this.store.finishRun(runId, counts, { status, replace: this.opts.replace });
     const base = await summarize(runId, this.opts.annotator, counts, this.diagnoses);
     const { run_id, ...rest } = base;
     const summary: RunSummary = { run_id, status, ...rest, ...extra };
@@ -142,7 +143,7 @@ export class RunWriter {
   /** Releases the store and removes whatever was staged but not committed (an error midway). */
   async close(): Promise<void> {
     await this.endStream();
-    this._store?.close();
+    await this._store?.close();
     this.output.discard();
   }
 }

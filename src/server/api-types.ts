@@ -5,6 +5,7 @@
 import type { AgreementReport, GroupInterventions, GroupStats, LabelDiagnostic } from "../analysis/index.js";
 import type { RunFacets, TracePage } from "../store/queries.js";
 import type { RunInfo } from "../store/store.js";
+import type { RunProgress } from "../store/types.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 
 export type { GroupStats, ModeStats, CoOccurrence, Range, GroupInterventions, RankedIntervention } from "../analysis/index.js";
@@ -14,6 +15,8 @@ export type { Diagnosis, Decisive, Trace, Step, Finding, GoldLabels } from "../t
 export interface RunSummary extends RunInfo {
   /** Annotators with diagnoses in this run (the run's own first). */
   annotators: string[];
+  /** A distributed run's queue (submit + workers on PostgreSQL): jobs queued, running, done and failed. */
+  progress?: RunProgress;
 }
 
 export interface TaxonomyInfo {

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import type { Store } from "../store/index.js";
-import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
+import { SqliteStore, Store, type FaultlineStore, type RunInfo } from "../store/index.js";
+import { TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import type { UiAssets } from "./assets.js";
 import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
@@ -29,7 +29,9 @@ class HttpError extends Error {
 const OUTCOMES = ["success", "failure", "unknown"] as const;
 
 /** The dashboard's Hono app over a store: the JSON API under /api and the UI everywhere else. */
-export function createApp(store: Store, opts: AppOptions = {}): Hono {
+export function createApp(given: FaultlineStore | Store, opts: AppOptions = {}): Hono {
+  // a synchronous SQLite Store (the library's, and the tests') is served through the same asynchronous interface
+  const store: FaultlineStore = given instanceof Store ? new SqliteStore(given) : given;
   const app = new Hono();
   // Statistics, comparisons and facets are computed once per run, annotator and update time (re-analysing the same
   // inputs while the server runs changes the update time, so it is picked up).
@@ -40,10 +42,13 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
   const version = (run: RunSummary, annotator: string) => `${run.id}\u0000${annotator}\u0000${run.updated_at}`;
   const statsOf = (run: RunSummary, annotator: string) => runStats.get(version(run, annotator), () => computeRunStats(store, run.id, annotator));
 
-  const summary = (r: NonNullable<ReturnType<Store["run"]>>): RunSummary => ({ ...r, annotators: ordered(r.annotator, annotatorsOf(store, r.id)) });
-  const summaries = (): RunSummary[] => store.runs().map(summary);
-  const runOr404 = (id: string): RunSummary => {
-    const r = store.run(id);
+  const summary = async (r: RunInfo): Promise<RunSummary> => {
+    const progress = await store.progress(r.id);
+    return { ...r, annotators: ordered(r.annotator, await store.annotatorsOf(r.id)), ...(progress ? { progress } : {}) };
+  };
+  const summaries = async (): Promise<RunSummary[]> => Promise.all((await store.runs()).map(summary));
+  const runOr404 = async (id: string): Promise<RunSummary> => {
+    const r = await store.run(id);
     if (!r) throw new HttpError(404, `no run ${id} in ${store.path}`);
     return summary(r);
   };
@@ -63,44 +68,44 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
 
   app.get("/api/health", (c) => c.json({ ok: true, store: store.path }));
 
-  app.get("/api/runs", (c) => c.json<RunsResponse>({ runs: summaries() }));
+  app.get("/api/runs", async (c) => c.json<RunsResponse>({ runs: await summaries() }));
 
-  app.get("/api/runs/:run", (c) => c.json<RunSummary>(runOr404(c.req.param("run"))));
+  app.get("/api/runs/:run", async (c) => c.json<RunSummary>(await runOr404(c.req.param("run"))));
 
   app.get("/api/runs/:run/overview", async (c) => {
-    const run = runOr404(c.req.param("run"));
+    const run = await runOr404(c.req.param("run"));
     const annotator = annotatorOf(run, c.req.query("annotator"));
     const overview = await overviews.get(version(run, annotator), async () => buildOverview(run, annotator, await statsOf(run, annotator)));
     return c.json<Overview>(overview);
   });
 
   app.get("/api/runs/:run/traces", async (c) => {
-    const run = runOr404(c.req.param("run"));
+    const run = await runOr404(c.req.param("run"));
     const annotator = annotatorOf(run, c.req.query("annotator"));
     const q = traceQuery(c, annotator);
-    const page = listTraces(store, run.id, q);
+    const page = await store.listTraces(run.id, q);
     const body: TracesResponse =
-      params(c, TraceParamsSchema).facets === "1" ? { ...page, facets: await facets.get(version(run, annotator), async () => runFacets(store, run.id, annotator)) } : page;
+      params(c, TraceParamsSchema).facets === "1" ? { ...page, facets: await facets.get(version(run, annotator), () => store.runFacets(run.id, annotator)) } : page;
     return c.json(body);
   });
 
   // Trace ids hold ':' and '/', so the id travels as a query parameter, not a path segment.
-  app.get("/api/trace", (c) => {
+  app.get("/api/trace", async (c) => {
     const id = c.req.query("id");
     if (!id) throw new HttpError(400, "missing ?id=<trace id>");
-    const holders = runsWithTrace(store, id);
+    const holders = await store.runsWithTrace(id);
     const asked = c.req.query("run");
-    const runId = asked ? runOr404(asked).id : holders[0];
+    const runId = asked ? (await runOr404(asked)).id : holders[0];
     if (!runId) throw new HttpError(404, `no trace ${id} in any run of ${store.path}`);
-    const run = runOr404(runId);
-    const trace = store.trace(run.id, id);
+    const run = await runOr404(runId);
+    const trace = await store.trace(run.id, id);
     if (!trace) throw new HttpError(404, `run ${run.id} has no trace ${id}`);
     const annotator = annotatorOf(run, c.req.query("annotator"));
     return c.json<TraceDetail>({
       run,
       annotator,
       trace,
-      diagnosis: traceDiagnosis(store, run.id, id, annotator) ?? null,
+      diagnosis: (await store.traceDiagnosis(run.id, id, annotator)) ?? null,
       taxonomy: taxonomyInfo(),
       otherRuns: holders.filter((r) => r !== run.id),
     });
@@ -109,8 +114,8 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
   app.get("/api/compare", async (c) => {
     const [a, b] = [c.req.query("a"), c.req.query("b")];
     if (!a || !b) throw new HttpError(400, "compare needs ?a=<run>&b=<run> (and optionally aa= / ba= annotators)");
-    const ra = runOr404(a);
-    const rb = runOr404(b);
+    const ra = await runOr404(a);
+    const rb = await runOr404(b);
     const [aa, ba] = [annotatorOf(ra, c.req.query("aa")), annotatorOf(rb, c.req.query("ba"))];
     const key = `${version(ra, aa)}\u0001${version(rb, ba)}`;
     const comparison = await comparisons.get(key, async () =>

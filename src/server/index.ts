@@ -1,6 +1,6 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import type { Store } from "../store/index.js";
+import type { FaultlineStore, Store } from "../store/index.js";
 import { createApp, type AppOptions } from "./app.js";
 import { loadUiAssets, type UiAssets } from "./assets.js";
 import { isLoopback } from "./security.js";
@@ -32,7 +32,7 @@ export interface RunningServer {
 }
 
 /** Starts the dashboard over an open store. Refuses a non-loopback host without a token. */
-export async function startServer(store: Store, opts: ServeOptions = {}): Promise<RunningServer> {
+export async function startServer(store: FaultlineStore | Store, opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? DEFAULT_HOST;
   if (!isLoopback(host) && !opts.token)
     throw new Error(`listening on ${host} exposes the traces beyond this machine: give an access token with --token or ${TOKEN_ENV}`);

@@ -10,7 +10,7 @@ import {
   type LabelDiagnostic,
   type LabelRow,
 } from "../analysis/index.js";
-import type { Store } from "../store/index.js";
+import type { FaultlineStore } from "../store/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import type { Comparison, CompareSide, GroupShift, InterventionEntry, ModeShift, Overview, RunSummary, TaxonomyInfo } from "./api-types.js";
 
@@ -32,8 +32,8 @@ export function taxonomyInfo(tax: Taxonomy = mast): TaxonomyInfo {
 }
 
 /** The stored diagnoses of one run and annotator as label rows (the same reader `faultline stats` uses on findings.jsonl). */
-export async function runRows(store: Store, runId: string, annotator: string, tax: Taxonomy = mast) {
-  const diagnoses = store.diagnoses(runId, annotator);
+export async function runRows(store: FaultlineStore, runId: string, annotator: string, tax: Taxonomy = mast) {
+  const diagnoses = await store.diagnoses(runId, annotator);
   return labelsFromRecords(
     diagnoses.map((d) => ({ value: d })),
     `store:${runId}/${annotator}`,
@@ -59,7 +59,7 @@ export interface RunStats {
   models: GroupStats[];
 }
 
-export async function computeRunStats(store: Store, runId: string, annotator: string, tax: Taxonomy = mast): Promise<RunStats> {
+export async function computeRunStats(store: FaultlineStore, runId: string, annotator: string, tax: Taxonomy = mast): Promise<RunStats> {
   const load = await runRows(store, runId, annotator, tax);
   return {
     rows: load.rows,
