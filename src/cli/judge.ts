@@ -20,8 +20,9 @@ import {
 } from "../judge/index.js";
 import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/judge.js";
 import { NoTracesError } from "../pipeline/index.js";
+import { JUDGE_SPEC_KEYS, type JudgeSpec } from "../distributed/spec.js";
 import type { ItbenchSuccessRule } from "../outcome/index.js";
-import { DEFAULT_DB } from "../store/index.js";
+import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
 import { displayPath, EXIT, table, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 
@@ -168,6 +169,26 @@ function inputOptions(opts: JudgeCliOptions, built: BuiltModel, itbenchRule?: It
       redaction: redactionConfig(opts),
     },
   };
+}
+
+/**
+ * The judge a distributed worker runs for a submitted run's judge settings (src/distributed): the same provider client
+ * and judge options `faultline judge` builds from these flags, with the worker's concurrency.
+ */
+export function judgeForWorker(spec: JudgeSpec, concurrency: number): { judge: JudgeInputOptions["judge"]; hints: boolean } {
+  const opts: JudgeCliOptions = { ...spec, concurrency: String(concurrency), out: "", db: "" };
+  const built = buildModel(opts, (m) => process.stderr.write(`faultline worker: ${m}\n`));
+  const input = inputOptions(opts, built);
+  return { judge: input.judge, hints: input.hints !== false };
+}
+
+/** The judge settings of these options, to store with a submitted run (no API key: only the name of its variable). */
+export function judgeSpecOf(opts: Omit<JudgeCliOptions, "out">): JudgeSpec {
+  if (!opts.model) throw new UsageError("--model is required with --judge (the model name the server expects, e.g. gpt-4o-mini)");
+  if (!opts.baseUrl) throw new UsageError("--base-url is required with --judge (an OpenAI-compatible endpoint)");
+  const spec: Record<string, unknown> = {};
+  for (const k of JUDGE_SPEC_KEYS) if (opts[k] !== undefined) spec[k] = opts[k];
+  return spec as unknown as JudgeSpec;
 }
 
 /** `--redact kind=regex` adds a pattern; `--keep kind` switches a built-in kind off. Bad input is a usage error. */
@@ -381,7 +402,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
   addJudgeOptions(cmd);
   cmd
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
-    .option("--db <file>", "SQLite store: the run (each a new one), and the call cache (a re-run pays nothing twice; a killed run resumes)", DEFAULT_DB)
+    .option("--db <file|url>", "the store: the run (each a new one), and the call cache (a re-run pays nothing twice; a killed run resumes) (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs by the same judge")
     .option("--dry-run", "plan the calls and estimate input tokens without sending anything")
     .option("--show-prompts", "with --dry-run: print every message exactly as it would be sent (after redaction)")

@@ -81,6 +81,18 @@ CREATE TABLE cache (
 );
 `,
   },
+  {
+    version: 2,
+    name: "distributed runs: what the workers do for a run submitted to the queue",
+    sql: `
+CREATE TABLE distributed_runs (
+  run_id TEXT COLLATE "C" PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  spec TEXT NOT NULL,                 -- JSON WorkSpec: the annotator, and the judge's settings (never its API key)
+  submitted INTEGER NOT NULL DEFAULT 0,
+  sealed BOOLEAN NOT NULL DEFAULT false -- every job of the run is enqueued: the run completes when they are done
+);
+`,
+  },
 ];
 
 /** The newest migration: a database past it was written by a newer faultline. */

@@ -5,6 +5,10 @@ import { contentHash, runIdFor, runName, type BeginRunOptions, type FinishRunOpt
 import type { FaultlineStore, RunProgress } from "../types.js";
 import { MIGRATIONS, PG_STORE_VERSION } from "./migrations.js";
 
+/** The pg-boss schema and queue a submitted run's jobs live in (src/distributed owns the queue; its progress is read here). */
+export const QUEUE_SCHEMA = "pgboss";
+export const DIAGNOSE_QUEUE = "faultline-diagnose";
+
 /** `postgres://…` or `postgresql://…`: a PostgreSQL store rather than a SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
 
@@ -161,10 +165,16 @@ export class PgStore implements FaultlineStore {
     await this.tx((c) => this.saveBatchOn(c, runId, items));
   }
 
-  /** saveBatch inside a caller's transaction (a worker stores a diagnosis and marks its job in one commit). */
+  /** saveBatch inside a caller's transaction. */
   async saveBatchOn(c: pg.PoolClient, runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): Promise<void> {
+    await this.saveTracesOn(c, runId, items.map((i) => i.trace));
+    for (const { trace, diagnosis: d } of items) await this.saveDiagnosisOn(c, runId, trace.id, d);
+  }
+
+  /** Traces without diagnoses (a submitted run's, diagnosed later by the workers); a trace saved again is replaced. */
+  async saveTracesOn(c: pg.PoolClient, runId: string, traces: Trace[]): Promise<void> {
     const seen = new Set<string>();
-    for (const { trace } of items) {
+    for (const trace of traces) {
       if (seen.has(trace.id)) continue;
       seen.add(trace.id);
       await c.query(
@@ -174,7 +184,32 @@ export class PgStore implements FaultlineStore {
         [runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace)],
       );
     }
-    for (const { trace, diagnosis: d } of items) await this.saveDiagnosisOn(c, runId, trace.id, d);
+  }
+
+  /** Diagnoses of traces already stored, in one transaction (a worker's result for one job). */
+  async saveDiagnoses(runId: string, items: { traceId: string; diagnosis: Diagnosis }[]): Promise<void> {
+    await this.tx(async (c) => {
+      for (const { traceId, diagnosis } of items) await this.saveDiagnosisOn(c, runId, traceId, diagnosis);
+    });
+  }
+
+  /** Records what the workers are to do for a submitted run (`spec`, JSON) and, once every job is enqueued, `sealed`. */
+  async setWorkSpec(runId: string, spec: unknown, submitted = 0, sealed = false, on?: pg.PoolClient): Promise<void> {
+    await this.q(
+      "INSERT INTO distributed_runs (run_id, spec, submitted, sealed) VALUES (@run, @spec, @n, @sealed) ON CONFLICT (run_id) DO UPDATE SET spec = EXCLUDED.spec, submitted = EXCLUDED.submitted, sealed = EXCLUDED.sealed",
+      { run: runId, spec: JSON.stringify(spec), n: submitted, sealed },
+      on,
+    );
+  }
+
+  async workSpec(runId: string): Promise<{ spec: unknown; submitted: number; sealed: boolean } | undefined> {
+    const [r] = await this.q<{ spec: string; submitted: number; sealed: boolean }>("SELECT spec, submitted, sealed FROM distributed_runs WHERE run_id = @run", { run: runId });
+    return r ? { spec: JSON.parse(r.spec), submitted: r.submitted, sealed: r.sealed } : undefined;
+  }
+
+  /** Whether a trace already has a diagnosis by an annotator (a job whose worker died after storing it). */
+  async hasDiagnosis(runId: string, traceId: string, annotator: string): Promise<boolean> {
+    return (await this.q("SELECT 1 FROM diagnoses WHERE run_id = @run AND trace_id = @id AND annotator = @a", { run: runId, id: traceId, a: annotator })).length > 0;
   }
 
   /** One diagnosis and its findings, replacing an earlier one of the same (run, trace, annotator): saving twice is saving once. */
@@ -337,11 +372,54 @@ export class PgStore implements FaultlineStore {
     ).map((r) => r.id);
   }
 
-  /** Queue progress, set by src/distributed (which owns the queue); a run without queued work has none. */
-  progressSource?: (runId: string) => Promise<RunProgress | undefined>;
-
+  /**
+   * A submitted run's progress: its jobs in the queue (pg-boss's job table, `QUEUE_SCHEMA`.job, queue `DIAGNOSE_QUEUE`)
+   * by state, and its traces diagnosed by the run's annotator as done. Undefined for a run that was not submitted.
+   */
   async progress(runId: string): Promise<RunProgress | undefined> {
-    return this.progressSource?.(runId);
+    const [spec] = await this.q<{ annotator: string }>("SELECT r.annotator FROM distributed_runs w JOIN runs r ON r.id = w.run_id WHERE w.run_id = @run", { run: runId });
+    if (!spec) return undefined;
+    const [{ n: done }] = (await this.q<{ n: number }>("SELECT count(*) AS n FROM diagnoses WHERE run_id = @run AND annotator = @a", { run: runId, a: spec.annotator })) as [{ n: number }];
+    const p: RunProgress = { queued: 0, running: 0, done, failed: 0 };
+    const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
+    if (!exists?.t) return p;
+    const rows = await this.q<{ state: string; n: number }>(
+      `SELECT state::text AS state, count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND data->>'run' = @run AND state IN ('created', 'retry', 'active', 'failed') GROUP BY state`,
+      { q: DIAGNOSE_QUEUE, run: runId },
+    );
+    for (const r of rows) {
+      if (r.state === "active") p.running += r.n;
+      else if (r.state === "failed") p.failed += r.n;
+      else p.queued += r.n;
+    }
+    return p;
+  }
+
+  /** Jobs of the diagnose queue not yet finished (queued, waiting to retry, or active): 0 when the workers may rest. */
+  async queueBacklog(): Promise<number> {
+    const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
+    if (!exists?.t) return 0;
+    const [r] = await this.q<{ n: number }>(`SELECT count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND state IN ('created', 'retry', 'active')`, { q: DIAGNOSE_QUEUE });
+    return r!.n;
+  }
+
+  /** A run's traces, those diagnosed by `annotator`, and of those the ones annotated (a failure vector, not an error). */
+  async diagnosedTally(runId: string, annotator: string): Promise<{ traces: number; diagnosed: number; annotated: number }> {
+    const [r] = await this.q<{ traces: number; diagnosed: number; annotated: number }>(
+      "SELECT (SELECT count(*) FROM traces WHERE run_id = @run) AS traces, count(*) AS diagnosed, count(modes) AS annotated FROM diagnoses WHERE run_id = @run AND annotator = @a",
+      { run: runId, a: annotator },
+    );
+    return r!;
+  }
+
+  /** A run's failed jobs with their errors (poison jobs, after every retry). */
+  async failedJobs(runId: string): Promise<{ trace: string; error: string; retries: number }[]> {
+    const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
+    if (!exists?.t) return [];
+    return this.q<{ trace: string; error: string; retries: number }>(
+      `SELECT data->>'trace' AS trace, coalesce(output->>'message', output::text, '') AS error, retry_count AS retries FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND data->>'run' = @run AND state = 'failed' ORDER BY data->>'trace'`,
+      { q: DIAGNOSE_QUEUE, run: runId },
+    );
   }
 
   async close(): Promise<void> {
