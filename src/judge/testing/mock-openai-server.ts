@@ -131,12 +131,17 @@ export async function startMockOpenAI(opts: MockServerOptions = {}): Promise<Moc
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${record.path}`, type: "invalid_request_error" } }));
       return;
     }
+    // A client that went away (closed its side: killed, or gave up) is never answered, so never counted as completed.
+    let gone = false;
+    const onGone = () => (gone = true);
+    req.socket.once("end", onGone);
+    res.once("close", () => req.socket.off("end", onGone));
     const reply = script.length ? script.shift()! : await responder(record);
     record.reply = reply.kind;
     const delay = (opts.latencyMs ?? 0) + (reply.delayMs ?? 0);
     if (delay > 0) await sleep(delay);
     // The client may have given up (timeout) while we waited.
-    if (res.destroyed || req.socket.destroyed) return;
+    if (gone || res.destroyed || req.socket.destroyed) return;
     const done = () => (record.completedAt = Date.now());
 
     switch (reply.kind) {
