@@ -14,6 +14,7 @@ import { register as registerDiff } from "./diff.js";
 import { register as registerExport } from "./export.js";
 import { register as registerReplay } from "./replay.js";
 import { register as registerRuns } from "./runs.js";
+import { register as registerCollect } from "./collect.js";
 import { register as registerSubmit } from "./submit.js";
 import { register as registerWorker } from "./worker.js";
 
@@ -27,7 +28,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .description("Explains why LLM agents fail: reads agent traces, labels MAST failure modes with evidence, and analyses them per model.")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const reg of [registerAnalyze, registerServe, registerJudge, registerStats, registerEval, registerDiff, registerExport, registerReplay, registerRuns, registerSubmit, registerWorker, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
+  for (const reg of [registerAnalyze, registerServe, registerJudge, registerStats, registerEval, registerDiff, registerExport, registerReplay, registerRuns, registerSubmit, registerWorker, registerCollect, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
   program.addHelpText(
     "after",
     `

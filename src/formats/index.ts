@@ -7,3 +7,4 @@ export {
   loadDeliverable, loadGroundTruth, parseDeliverable, parseGroundTruth, parseRemediation, rootCauseGroups, aliasSet,
   type ItbenchDeliverable, type ItbenchGroundTruth, type ItbenchRemediation, type GroundTruthGroup, type DeliverableEntity,
 } from "./adapters/itbench-files.js";
+export { otlpSpansByTrace, traceFromOtlpSpans } from "./adapters/otlp-traces.js";

@@ -7,7 +7,7 @@ import { isLoopback } from "./security.js";
 
 export { createApp, type AppOptions } from "./app.js";
 export { loadUiAssets, bundleWeb, type UiAssets } from "./assets.js";
-export { CONTENT_SECURITY_POLICY, isLoopback } from "./security.js";
+export { CONTENT_SECURITY_POLICY, isLoopback, bearer, tokenMatches } from "./security.js";
 export type * from "./api-types.js";
 
 export const DEFAULT_HOST = "127.0.0.1";

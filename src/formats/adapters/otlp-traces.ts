@@ -1,4 +1,4 @@
-import { buildTrace } from "../../trace/index.js";
+import { buildTrace, type Trace } from "../../trace/index.js";
 import { arr, isObj, str } from "../common/index.js";
 import {
   attributesToRecord,
@@ -9,7 +9,7 @@ import {
   toNanos,
   type OtelSpan,
 } from "../otel/index.js";
-import type { FormatAdapter, ReadContext } from "../types.js";
+import type { Diagnostic, FormatAdapter, ReadContext } from "../types.js";
 
 /**
  * OTLP/JSON trace exports (trace-formats.md §4): `resourceSpans[].scopeSpans[].spans[]` in camelCase or the
@@ -123,3 +123,24 @@ export const otlpTraces: FormatAdapter = {
     }
   },
 };
+
+/** The spans of OTLP export requests (JSON-shaped: decoded OTLP/JSON or OTLP/protobuf), grouped by trace. */
+export function otlpSpansByTrace(requests: readonly unknown[], report: (d: Omit<Diagnostic, "file">) => void = () => {}): Map<string, OtelSpan[]> {
+  const byTrace = new Map<string, Collected>();
+  const ctx: ReadContext = { report, options: {} };
+  requests.forEach((r, i) => {
+    const env = envelopeOf(r);
+    if (!env) report({ level: "error", message: `request ${i}: not an OTLP trace export: expected resourceSpans`, skipped: "record" });
+    else collectEnvelope(env, { pointer: `/${i}` }, byTrace, ctx);
+  });
+  return new Map([...byTrace].map(([id, g]) => [id, g.spans]));
+}
+
+/**
+ * One trace from its spans as received live (`faultline collect`): the same mapping as an OTLP file's traces.
+ * `source` names where it came from (e.g. `otlp:collect`).
+ */
+export function traceFromOtlpSpans(traceId: string, spans: OtelSpan[], source: { file: string; index: number }): Trace {
+  const mapped = spansToSteps(spans);
+  return buildTrace(spanTraceDraft(mapped, { id: traceId, file: source.file, format: ID, index: source.index }), mapped.steps);
+}

@@ -93,6 +93,28 @@ CREATE TABLE distributed_runs (
 );
 `,
   },
+  {
+    version: 3,
+    name: "live OTLP ingest: spans as they arrive, and their traces until complete",
+    sql: `
+CREATE TABLE collected_traces (
+  trace_id TEXT COLLATE "C" PRIMARY KEY,
+  first_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
+  last_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
+  root_ended BOOLEAN NOT NULL DEFAULT false, -- a span without a parent arrived (OTLP exports a span once it ended)
+  spans INTEGER NOT NULL DEFAULT 0,
+  state TEXT NOT NULL DEFAULT 'open',        -- open: collecting; submitted: stored in run_id and queued for the workers
+  run_id TEXT COLLATE "C"
+);
+CREATE INDEX collected_open ON collected_traces (last_seen) WHERE state = 'open';
+CREATE TABLE collected_spans (
+  trace_id TEXT COLLATE "C" NOT NULL,
+  span_id TEXT COLLATE "C" NOT NULL,
+  request TEXT NOT NULL,                     -- the span as a one-span OTLP/JSON export request (its resource and scope kept)
+  PRIMARY KEY (trace_id, span_id)
+);
+`,
+  },
 ];
 
 /** The newest migration: a database past it was written by a newer faultline. */

@@ -395,6 +395,76 @@ export class PgStore implements FaultlineStore {
     return p;
   }
 
+  /**
+   * Stores spans received live (`faultline collect`), each as a one-span OTLP/JSON request, and keeps its trace open
+   * for more. A span of a trace already handed to the workers is refused (returned), never silently merged.
+   */
+  async collectSpans(spans: { traceId: string; spanId: string; root: boolean; request: string }[]): Promise<{ refused: number; refusedTraces: string[] }> {
+    if (!spans.length) return { refused: 0, refusedTraces: [] };
+    return this.tx(async (c) => {
+      const ids = [...new Set(spans.map((s) => s.traceId))].sort();
+      // one row lock per trace, in a fixed order (no deadlock between concurrent requests)
+      await c.query("INSERT INTO collected_traces (trace_id) SELECT unnest($1::text[]) ORDER BY 1 ON CONFLICT (trace_id) DO NOTHING", [ids]);
+      const closed = new Set(
+        (await c.query<{ trace_id: string }>("SELECT trace_id FROM collected_traces WHERE trace_id = ANY($1) AND state <> 'open' ORDER BY trace_id FOR UPDATE", [ids])).rows.map((r) => r.trace_id),
+      );
+      const kept = spans.filter((s) => !closed.has(s.traceId));
+      if (kept.length) {
+        await c.query(
+          `INSERT INTO collected_spans (trace_id, span_id, request) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+           ON CONFLICT (trace_id, span_id) DO UPDATE SET request = EXCLUDED.request`,
+          [kept.map((s) => s.traceId), kept.map((s) => s.spanId), kept.map((s) => s.request)],
+        );
+        const per = new Map<string, { n: number; root: boolean }>();
+        for (const s of kept) {
+          const e = per.get(s.traceId) ?? { n: 0, root: false };
+          e.n++;
+          e.root ||= s.root;
+          per.set(s.traceId, e);
+        }
+        const keys = [...per.keys()];
+        await c.query(
+          `UPDATE collected_traces t SET last_seen = now(), spans = t.spans + u.n, root_ended = t.root_ended OR u.root
+           FROM unnest($1::text[], $2::int[], $3::bool[]) AS u(trace_id, n, root) WHERE t.trace_id = u.trace_id`,
+          [keys, keys.map((k) => per.get(k)!.n), keys.map((k) => per.get(k)!.root)],
+        );
+      }
+      const refused = spans.length - kept.length;
+      return { refused, refusedTraces: [...closed] };
+    });
+  }
+
+  /**
+   * Claims complete collected traces inside the caller's transaction — root span ended and nothing new for
+   * `idleSeconds`, or first seen more than `maxAgeSeconds` ago — marking them submitted to `runId`; returns their
+   * spans. SKIP LOCKED: several collectors sweep without claiming a trace twice.
+   */
+  async claimCollectedOn(c: pg.PoolClient, runId: string, o: { idleSeconds: number; maxAgeSeconds: number; limit: number }): Promise<Map<string, string[]>> {
+    const claimed = (
+      await c.query<{ trace_id: string }>(
+        `UPDATE collected_traces SET state = 'submitted', run_id = $1 WHERE trace_id IN (
+           SELECT trace_id FROM collected_traces WHERE state = 'open'
+             AND ((root_ended AND last_seen < now() - make_interval(secs => $2)) OR first_seen < now() - make_interval(secs => $3))
+           ORDER BY last_seen LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING trace_id`,
+        [runId, o.idleSeconds, o.maxAgeSeconds, o.limit],
+      )
+    ).rows.map((r) => r.trace_id);
+    const out = new Map<string, string[]>(claimed.map((id) => [id, []]));
+    if (!claimed.length) return out;
+    for (const r of (await c.query<{ trace_id: string; request: string }>("SELECT trace_id, request FROM collected_spans WHERE trace_id = ANY($1) ORDER BY trace_id, span_id", [claimed])).rows)
+      out.get(r.trace_id)!.push(r.request);
+    return out;
+  }
+
+  /** Collected traces by state (open: still collecting; submitted: handed to the workers). */
+  async collectedCounts(): Promise<{ open: number; submitted: number; spans: number }> {
+    const [r] = await this.q<{ open: number; submitted: number; spans: number }>(
+      "SELECT count(*) FILTER (WHERE state = 'open') AS open, count(*) FILTER (WHERE state = 'submitted') AS submitted, coalesce(sum(spans), 0) AS spans FROM collected_traces",
+    );
+    return r!;
+  }
+
   /** Jobs of the diagnose queue not yet finished (queued, waiting to retry, or active): 0 when the workers may rest. */
   async queueBacklog(): Promise<number> {
     const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
