@@ -75,8 +75,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
 
     const work = async (data: DiagnoseJob): Promise<"done" | "skipped"> => {
       const { spec, judge } = await specOf(data.run);
-      if (await store.hasDiagnosis(data.run, data.trace, spec.annotator)) return "skipped";
-      const trace = await store.trace(data.run, data.trace);
+      const { trace, done } = await store.traceForJob(data.run, data.trace, spec.annotator);
+      if (done) return "skipped";
       if (!trace) throw new Error(`run ${data.run} has no trace ${data.trace} in ${store.path}`);
       const rules = await diagnoseTrace(trace);
       const items: { traceId: string; diagnosis: Diagnosis }[] = [{ traceId: trace.id, diagnosis: rules }];
@@ -112,12 +112,21 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
         if (how === "skipped") result.skipped++;
         else result.done++;
         opts.onJob?.({ ...job.data, ok: true, ...(how === "skipped" ? { skipped: true } : {}) });
-        await finishIfDone(job.data.run);
+        touched.add(job.data.run);
       } catch (e) {
         const message = (e as Error).message;
         result.failed++;
         await boss!.fail(DIAGNOSE_QUEUE, job.id, { message }).catch(() => {});
         opts.onJob?.({ ...job.data, ok: false, error: message });
+        touched.add(job.data.run);
+      }
+    };
+    // runs this worker worked on since it last looked whether they are done: looked at when the queue runs dry
+    const touched = new Set<string>();
+    const finishTouched = async () => {
+      for (const run of [...touched]) {
+        touched.delete(run);
+        await finishIfDone(run).catch(() => {});
       }
     };
 
@@ -132,11 +141,15 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
           inFlight.add(p);
         }
         if (jobs?.length) continue;
-        if (inFlight.size === 0 && opts.exitWhenIdle && (await store.queueBacklog()) === 0) break;
+        if (inFlight.size === 0) {
+          await finishTouched();
+          if (opts.exitWhenIdle && (await store.queueBacklog()) === 0) break;
+        }
       }
       await Promise.race([...inFlight, sleep(idle)]);
     }
     await Promise.all(inFlight);
+    await finishTouched();
     return result;
   } finally {
     await boss?.stop({ graceful: false, wait: true, close: true }).catch(() => {});

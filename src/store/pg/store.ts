@@ -207,6 +207,15 @@ export class PgStore implements FaultlineStore {
     return r ? { spec: JSON.parse(r.spec), submitted: r.submitted, sealed: r.sealed } : undefined;
   }
 
+  /** A job's trace, and whether it already has a diagnosis by `annotator` (one round trip). */
+  async traceForJob(runId: string, traceId: string, annotator: string): Promise<{ trace?: Trace; done: boolean }> {
+    const [r] = await this.q<{ trace: string | null; done: boolean }>(
+      "SELECT (SELECT trace FROM traces WHERE run_id = @run AND trace_id = @id) AS trace, EXISTS (SELECT 1 FROM diagnoses WHERE run_id = @run AND trace_id = @id AND annotator = @a) AS done",
+      { run: runId, id: traceId, a: annotator },
+    );
+    return { trace: r?.trace ? (JSON.parse(r.trace) as Trace) : undefined, done: r?.done ?? false };
+  }
+
   /** Whether a trace already has a diagnosis by an annotator (a job whose worker died after storing it). */
   async hasDiagnosis(runId: string, traceId: string, annotator: string): Promise<boolean> {
     return (await this.q("SELECT 1 FROM diagnoses WHERE run_id = @run AND trace_id = @id AND annotator = @a", { run: runId, id: traceId, a: annotator })).length > 0;
