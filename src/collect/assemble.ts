@@ -1,5 +1,5 @@
 import type PgBoss from "pg-boss";
-import { DIAGNOSE_QUEUE, type DiagnoseJob, type QueuePolicy, DEFAULT_POLICY, type WorkSpec } from "../distributed/index.js";
+import { queueFor, type DiagnoseJob, type QueuePolicy, DEFAULT_POLICY, type WorkSpec } from "../distributed/index.js";
 import { otlpSpansByTrace, traceFromOtlpSpans } from "../formats/index.js";
 import type { PgStore } from "../store/index.js";
 import type { Trace } from "../trace/index.js";
@@ -50,7 +50,7 @@ export async function sweep(store: PgStore, boss: PgBoss, live: LiveRun, o: Swee
     }
     await store.saveTracesOn(c, live.runId, traces);
     const jobs = traces.map((t) => ({
-      name: DIAGNOSE_QUEUE,
+      name: queueFor(live.spec),
       data: { run: live.runId, trace: t.id } satisfies DiagnoseJob,
       retryLimit: policy.retryLimit,
       retryDelay: policy.retryDelay,

@@ -102,7 +102,7 @@ it("3 workers, 1,000 traces, one worker SIGKILLed midway: every trace diagnosed 
     )).rows[0]!;
     expect(findings.stored).toBe(findings.recorded);
     // the victim really died holding jobs: they were taken back and retried by the others
-    const retried = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'faultline-diagnose' AND retry_count > 0")).rows[0]!.n;
+    const retried = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'faultline-judge' AND retry_count > 0")).rows[0]!.n;
     expect(retried).toBeGreaterThan(0);
     // one answered judge call per trace: nothing the victim was answered was paid again
     expect(mock.completed().length).toBe(TRACES);

@@ -1,7 +1,11 @@
 import PgBoss from "pg-boss";
-import { DIAGNOSE_QUEUE, QUEUE_SCHEMA } from "../store/pg/store.js";
+import { DIAGNOSE_QUEUE, JUDGE_QUEUE, QUEUE_SCHEMA } from "../store/pg/store.js";
+import type { WorkSpec } from "./spec.js";
 
-export { DIAGNOSE_QUEUE, QUEUE_SCHEMA };
+export { DIAGNOSE_QUEUE, JUDGE_QUEUE, QUEUE_SCHEMA };
+
+/** The queue a run's jobs go to: the judge's when it asks for the judge (batches sized to its concurrency), else the rules'. */
+export const queueFor = (spec: WorkSpec): string => (spec.judge ? JUDGE_QUEUE : DIAGNOSE_QUEUE);
 
 /** One job: diagnose (and judge) one stored trace of one submitted run. Idempotent per (run, trace, annotator). */
 export interface DiagnoseJob {
@@ -48,8 +52,8 @@ export async function openQueue(url: string, policy: QueuePolicy = {}, opts: { s
   boss.on("error", () => {});
   try {
     await boss.start();
-    if (!(await boss.getQueue(DIAGNOSE_QUEUE)))
-      await boss.createQueue(DIAGNOSE_QUEUE, { name: DIAGNOSE_QUEUE, retryLimit: p.retryLimit, retryDelay: p.retryDelay, retryBackoff: true, expireInSeconds: p.jobTimeout });
+    for (const name of [DIAGNOSE_QUEUE, JUDGE_QUEUE])
+      if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, retryLimit: p.retryLimit, retryDelay: p.retryDelay, retryBackoff: true, expireInSeconds: p.jobTimeout });
   } catch (e) {
     await boss.stop({ graceful: false, wait: false }).catch(() => {});
     throw new Error(`job queue in ${url.replace(/:[^:@/]*@/, ":***@")}: ${(e as Error).message}`);

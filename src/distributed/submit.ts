@@ -4,7 +4,7 @@ import { readTraces, type ReadOptions } from "../formats/index.js";
 import { emptyRunCounts, type RunCounts } from "../pipeline/diagnosed.js";
 import { PgStore } from "../store/index.js";
 import type { Trace } from "../trace/index.js";
-import { DEFAULT_POLICY, DIAGNOSE_QUEUE, openQueue, type DiagnoseJob, type QueuePolicy } from "./queue.js";
+import { DEFAULT_POLICY, openQueue, queueFor, type DiagnoseJob, type QueuePolicy } from "./queue.js";
 import type { WorkSpec } from "./spec.js";
 
 export interface SubmitOptions extends Pick<ReadOptions, "format" | "groundTruth"> {
@@ -50,7 +50,7 @@ export async function submit(paths: string[], opts: SubmitOptions): Promise<Subm
       await store.tx(async (c) => {
         await store.saveTracesOn(c, run, traces);
         const jobs = [...new Map(traces.map((t) => [t.id, t])).keys()].map((trace) => ({
-          name: DIAGNOSE_QUEUE,
+          name: queueFor(opts.spec),
           data: { run, trace } satisfies DiagnoseJob,
           retryLimit: policy.retryLimit,
           retryDelay: policy.retryDelay,

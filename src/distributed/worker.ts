@@ -4,8 +4,8 @@ import { diagnoseTrace } from "../pipeline/diagnose.js";
 import { withDecisive, type JudgeInputOptions } from "../pipeline/judge.js";
 import { judgeTrace } from "../judge/index.js";
 import { PgStore } from "../store/index.js";
-import type { Diagnosis } from "../trace/index.js";
-import { DIAGNOSE_QUEUE, openQueue, type DiagnoseJob, type QueuePolicy } from "./queue.js";
+import type { Diagnosis, Trace } from "../trace/index.js";
+import { DIAGNOSE_QUEUE, JUDGE_QUEUE, openQueue, type DiagnoseJob, type QueuePolicy } from "./queue.js";
 import type { JudgeSpec, WorkSpec } from "./spec.js";
 
 /** The judge a worker runs for a run's judge settings (built by the CLI from the same options `faultline judge` takes). */
@@ -14,7 +14,7 @@ export type JudgeFactory = (spec: JudgeSpec, concurrency: number) => { judge: Ju
 export interface WorkerOptions {
   /** The PostgreSQL store (`postgres://…`) holding the runs and the queue. */
   db: string;
-  /** Jobs (traces) in flight in this process; with a judge, also its requests in flight. */
+  /** Judge requests in flight in this process (judged jobs held: twice that); batches of rules-only jobs in flight. */
   concurrency: number;
   judgeFor?: JudgeFactory;
   /** Only the maintenance interval matters to a worker (the rest is set per job by submit). */
@@ -36,6 +36,9 @@ export interface WorkerResult {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Rules-only jobs taken, diagnosed and stored together. */
+const RULES_BATCH = 25;
 
 /**
  * A worker: takes jobs from the queue (up to `concurrency` at a time), diagnoses each trace with the rules and, when
@@ -73,29 +76,26 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
       return p;
     };
 
-    const work = async (data: DiagnoseJob): Promise<"done" | "skipped"> => {
-      const { spec, judge } = await specOf(data.run);
-      const { trace, done } = await store.traceForJob(data.run, data.trace, spec.annotator);
-      if (done) return "skipped";
+    /** One job's results: the diagnoses to store, or nothing to do (already stored). */
+    const diagnose = async (data: DiagnoseJob, loaded: { trace?: Trace; done: boolean }, p: Prepared): Promise<Diagnosis[] | "skipped"> => {
+      if (loaded.done) return "skipped";
+      const trace = loaded.trace;
       if (!trace) throw new Error(`run ${data.run} has no trace ${data.trace} in ${store.path}`);
       const rules = await diagnoseTrace(trace);
-      const items: { traceId: string; diagnosis: Diagnosis }[] = [{ traceId: trace.id, diagnosis: rules }];
-      if (judge) {
-        const j = await judgeTrace(trace, judge.hints ? rules.findings : [], { ...judge.judge, cache, outcome: () => rules.outcome });
-        // a provider that keeps failing is the job's failure: retried later, then visible as failed
-        if (j.failed) throw new Error(`judge: ${j.diagnosis.error ?? "failed"}`);
-        items.push({ traceId: trace.id, diagnosis: withDecisive(trace, j.diagnosis) });
-      }
-      await store.saveDiagnoses(data.run, items);
-      return "done";
+      if (!p.judge) return [rules];
+      const j = await judgeTrace(trace, p.judge.hints ? rules.findings : [], { ...p.judge.judge, cache, outcome: () => rules.outcome });
+      // a provider that keeps failing is the job's failure: retried later, then visible as failed
+      if (j.failed) throw new Error(`judge: ${j.diagnosis.error ?? "failed"}`);
+      return [rules, withDecisive(trace, j.diagnosis)];
     };
 
     const finishIfDone = async (run: string) => {
       const w = await store.workSpec(run);
       if (!w?.sealed) return;
       const spec = w.spec as WorkSpec;
-      // checked after this job's own completion committed: of two workers finishing a run's last jobs together, the
-      // later check sees both done. A run with a failed job stays incomplete (`faultline runs --failed` lists why).
+      // checked when this worker's queue ran dry, after its own jobs' completion committed: of two workers finishing
+      // a run's last jobs together, the later check sees both done. A run with a failed job stays incomplete
+      // (`faultline runs --failed` lists why).
       const p = await store.progress(run);
       if (!p || p.queued + p.running + p.failed > 0) return;
       const tally = await store.diagnosedTally(run, spec.annotator);
@@ -104,24 +104,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
       if (r?.status !== "incomplete") return;
       await store.finishRun(run, { ...(spec.counts ?? {}), annotated: tally.annotated, failed: tally.diagnosed - tally.annotated });
     };
-
-    const handle = async (job: PgBoss.Job<DiagnoseJob>) => {
-      try {
-        const how = await work(job.data);
-        await boss!.complete(DIAGNOSE_QUEUE, job.id);
-        if (how === "skipped") result.skipped++;
-        else result.done++;
-        opts.onJob?.({ ...job.data, ok: true, ...(how === "skipped" ? { skipped: true } : {}) });
-        touched.add(job.data.run);
-      } catch (e) {
-        const message = (e as Error).message;
-        result.failed++;
-        await boss!.fail(DIAGNOSE_QUEUE, job.id, { message }).catch(() => {});
-        opts.onJob?.({ ...job.data, ok: false, error: message });
-        touched.add(job.data.run);
-      }
-    };
-    // runs this worker worked on since it last looked whether they are done: looked at when the queue runs dry
+    // runs this worker worked on since it last looked whether they are done: looked at when its queues run dry
     const touched = new Set<string>();
     const finishTouched = async () => {
       for (const run of [...touched]) {
@@ -130,21 +113,90 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
       }
     };
 
+    const failJob = async (queue: string, job: PgBoss.Job<DiagnoseJob>, message: string) => {
+      result.failed++;
+      await boss!.fail(queue, job.id, { message }).catch(() => {});
+      opts.onJob?.({ ...job.data, ok: false, error: message });
+    };
+
+    /**
+     * A batch of jobs of one queue: their traces loaded in one query, each diagnosed (and judged), every result stored
+     * in one transaction, and the jobs completed in one call. A job that throws fails alone.
+     */
+    const handle = async (queue: string, jobs: PgBoss.Job<DiagnoseJob>[]) => {
+      for (const j of jobs) touched.add(j.data.run);
+      const prepared = await Promise.all(jobs.map((j) => specOf(j.data.run).catch((e: Error) => e)));
+      const ready = jobs.flatMap((job, i) => {
+        const p = prepared[i]!;
+        if (p instanceof Error) {
+          void failJob(queue, job, p.message);
+          return [];
+        }
+        return [{ job, p }];
+      });
+      let loaded: { trace?: Trace; done: boolean }[];
+      try {
+        loaded = await store.tracesForJobs(ready.map(({ job, p }) => ({ ...job.data, annotator: p.spec.annotator })));
+      } catch (e) {
+        for (const { job } of ready) await failJob(queue, job, (e as Error).message);
+        return;
+      }
+      const outcomes = await Promise.all(
+        ready.map(({ job, p }, i) =>
+          diagnose(job.data, loaded[i]!, p).then(
+            (r) => ({ job, r }),
+            (e: Error) => ({ job, error: e.message }),
+          ),
+        ),
+      );
+      const ok = outcomes.filter((o): o is { job: PgBoss.Job<DiagnoseJob>; r: Diagnosis[] | "skipped" } => "r" in o);
+      try {
+        await store.saveDiagnosesMany(ok.flatMap(({ job, r }) => (r === "skipped" ? [] : r.map((diagnosis) => ({ run: job.data.run, traceId: job.data.trace, diagnosis })))));
+        if (ok.length) await boss!.complete(queue, ok.map((o) => o.job.id));
+        for (const { job, r } of ok) {
+          if (r === "skipped") result.skipped++;
+          else result.done++;
+          opts.onJob?.({ ...job.data, ok: true, ...(r === "skipped" ? { skipped: true } : {}) });
+        }
+      } catch (e) {
+        for (const { job } of ok) await failJob(queue, job, `storing the diagnosis: ${(e as Error).message}`);
+      }
+      for (const o of outcomes) if ("error" in o) await failJob(queue, o.job, o.error);
+    };
+
+    // Rules jobs come in batches (one per slot, up to RULES_BATCH each); judge jobs one per slot, with as many again
+    // held ready, so the judge's `concurrency` requests stay in flight while finished jobs are stored.
     const inFlight = new Set<Promise<void>>();
+    let rulesSlots = 0;
+    let judgeJobs = 0;
+    const launch = (queue: string, jobs: PgBoss.Job<DiagnoseJob>[], judge: boolean) => {
+      if (judge) judgeJobs += jobs.length;
+      else rulesSlots++;
+      const p: Promise<void> = handle(queue, jobs).finally(() => {
+        inFlight.delete(p);
+        if (judge) judgeJobs -= jobs.length;
+        else rulesSlots--;
+      });
+      inFlight.add(p);
+    };
     const idle = opts.idleMs ?? 250;
     while (!opts.signal?.aborted) {
-      const free = opts.concurrency - inFlight.size;
-      if (free > 0) {
-        const jobs = await boss.fetch<DiagnoseJob>(DIAGNOSE_QUEUE, { batchSize: free });
-        for (const job of jobs ?? []) {
-          const p: Promise<void> = handle(job).finally(() => inFlight.delete(p));
-          inFlight.add(p);
-        }
-        if (jobs?.length) continue;
-        if (inFlight.size === 0) {
-          await finishTouched();
-          if (opts.exitWhenIdle && (await store.queueBacklog()) === 0) break;
-        }
+      let got = 0;
+      const judgeRoom = 2 * opts.concurrency - judgeJobs;
+      if (judgeRoom > 0) {
+        const jobs = (await boss.fetch<DiagnoseJob>(JUDGE_QUEUE, { batchSize: judgeRoom })) ?? [];
+        for (const job of jobs) launch(JUDGE_QUEUE, [job], true);
+        got += jobs.length;
+      }
+      if (rulesSlots < opts.concurrency) {
+        const jobs = (await boss.fetch<DiagnoseJob>(DIAGNOSE_QUEUE, { batchSize: RULES_BATCH })) ?? [];
+        if (jobs.length) launch(DIAGNOSE_QUEUE, jobs, false);
+        got += jobs.length;
+      }
+      if (got) continue;
+      if (inFlight.size === 0) {
+        await finishTouched();
+        if (opts.exitWhenIdle && (await store.queueBacklog()) === 0) break;
       }
       await Promise.race([...inFlight, sleep(idle)]);
     }

@@ -8,6 +8,9 @@ import { MIGRATIONS, PG_STORE_VERSION } from "./migrations.js";
 /** The pg-boss schema and queue a submitted run's jobs live in (src/distributed owns the queue; its progress is read here). */
 export const QUEUE_SCHEMA = "pgboss";
 export const DIAGNOSE_QUEUE = "faultline-diagnose";
+/** Jobs whose run asks for the LLM judge: a queue of their own, so a worker sizes their batches to the judge's concurrency. */
+export const JUDGE_QUEUE = "faultline-judge";
+const QUEUES = [DIAGNOSE_QUEUE, JUDGE_QUEUE];
 
 /** `postgres://…` or `postgresql://…`: a PostgreSQL store rather than a SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);
@@ -216,6 +219,68 @@ export class PgStore implements FaultlineStore {
     return { trace: r?.trace ? (JSON.parse(r.trace) as Trace) : undefined, done: r?.done ?? false };
   }
 
+  /** The traces of a batch of jobs, and whether each already has a diagnosis by its annotator (one round trip). */
+  async tracesForJobs(jobs: { run: string; trace: string; annotator: string }[]): Promise<{ trace?: Trace; done: boolean }[]> {
+    if (!jobs.length) return [];
+    const rows = await this.q<{ i: number; trace: string | null; done: boolean }>(
+      `SELECT j.i::int AS i, t.trace, EXISTS (SELECT 1 FROM diagnoses d WHERE d.run_id = j.run AND d.trace_id = j.trace AND d.annotator = j.annotator) AS done
+       FROM unnest(@runs::text[], @traces::text[], @annotators::text[]) WITH ORDINALITY AS j(run, trace, annotator, i)
+       LEFT JOIN traces t ON t.run_id = j.run AND t.trace_id = j.trace`,
+      { runs: jobs.map((j) => j.run), traces: jobs.map((j) => j.trace), annotators: jobs.map((j) => j.annotator) },
+    );
+    const out: { trace?: Trace; done: boolean }[] = jobs.map(() => ({ done: false }));
+    for (const r of rows) out[r.i - 1] = { trace: r.trace ? (JSON.parse(r.trace) as Trace) : undefined, done: r.done };
+    return out;
+  }
+
+  /** Diagnoses of stored traces, of any runs, in one transaction of three statements (a worker's batch of jobs). */
+  async saveDiagnosesMany(items: { run: string; traceId: string; diagnosis: Diagnosis }[]): Promise<void> {
+    if (!items.length) return;
+    await this.tx(async (c) => {
+      const col = <T>(f: (i: (typeof items)[number]) => T) => items.map(f);
+      await c.query("DELETE FROM findings f USING unnest($1::text[], $2::text[], $3::text[]) AS k(run, trace, annotator) WHERE f.run_id = k.run AND f.trace_id = k.trace AND f.annotator = k.annotator", [
+        col((i) => i.run),
+        col((i) => i.traceId),
+        col((i) => i.diagnosis.annotator),
+      ]);
+      await c.query(
+        `INSERT INTO diagnoses (run_id, trace_id, annotator, success, score, modes, mode_count, diagnosis, error)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::float8[], $6::text[], $7::int[], $8::text[], $9::text[])
+         ON CONFLICT (run_id, trace_id, annotator) DO UPDATE SET success = EXCLUDED.success, score = EXCLUDED.score, modes = EXCLUDED.modes,
+           mode_count = EXCLUDED.mode_count, diagnosis = EXCLUDED.diagnosis, error = EXCLUDED.error`,
+        [
+          col((i) => i.run),
+          col((i) => i.traceId),
+          col((i) => i.diagnosis.annotator),
+          col((i) => (i.diagnosis.outcome.success === null ? null : i.diagnosis.outcome.success ? 1 : 0)),
+          col((i) => i.diagnosis.outcome.score ?? null),
+          col((i) => (i.diagnosis.modes ? JSON.stringify(i.diagnosis.modes) : null)),
+          col((i) => (i.diagnosis.modes ? countModes(i.diagnosis.modes) : null)),
+          col((i) => JSON.stringify(i.diagnosis)),
+          col((i) => i.diagnosis.error ?? null),
+        ],
+      );
+      const fs = items.flatMap((i) => i.diagnosis.findings.map((f) => ({ i, f })));
+      if (fs.length)
+        await c.query(
+          `INSERT INTO findings (run_id, trace_id, annotator, mode, confidence, first_step, steps, agent, evidence, detector)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])`,
+          [
+            fs.map((x) => x.i.run),
+            fs.map((x) => x.i.traceId),
+            fs.map((x) => x.i.diagnosis.annotator),
+            fs.map((x) => x.f.mode),
+            fs.map((x) => x.f.confidence),
+            fs.map((x) => x.f.steps[0] ?? null),
+            fs.map((x) => JSON.stringify(x.f.steps)),
+            fs.map((x) => x.f.agent ?? null),
+            fs.map((x) => x.f.evidence),
+            fs.map((x) => x.f.detector),
+          ],
+        );
+    });
+  }
+
   /** Whether a trace already has a diagnosis by an annotator (a job whose worker died after storing it). */
   async hasDiagnosis(runId: string, traceId: string, annotator: string): Promise<boolean> {
     return (await this.q("SELECT 1 FROM diagnoses WHERE run_id = @run AND trace_id = @id AND annotator = @a", { run: runId, id: traceId, a: annotator })).length > 0;
@@ -393,8 +458,8 @@ export class PgStore implements FaultlineStore {
     const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
     if (!exists?.t) return p;
     const rows = await this.q<{ state: string; n: number }>(
-      `SELECT state::text AS state, count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND data->>'run' = @run AND state IN ('created', 'retry', 'active', 'failed') GROUP BY state`,
-      { q: DIAGNOSE_QUEUE, run: runId },
+      `SELECT state::text AS state, count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = ANY(@q) AND data->>'run' = @run AND state IN ('created', 'retry', 'active', 'failed') GROUP BY state`,
+      { q: QUEUES, run: runId },
     );
     for (const r of rows) {
       if (r.state === "active") p.running += r.n;
@@ -478,7 +543,7 @@ export class PgStore implements FaultlineStore {
   async queueBacklog(): Promise<number> {
     const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
     if (!exists?.t) return 0;
-    const [r] = await this.q<{ n: number }>(`SELECT count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND state IN ('created', 'retry', 'active')`, { q: DIAGNOSE_QUEUE });
+    const [r] = await this.q<{ n: number }>(`SELECT count(*) AS n FROM ${QUEUE_SCHEMA}.job WHERE name = ANY(@q) AND state IN ('created', 'retry', 'active')`, { q: QUEUES });
     return r!.n;
   }
 
@@ -496,8 +561,8 @@ export class PgStore implements FaultlineStore {
     const [exists] = await this.q<{ t: string | null }>("SELECT to_regclass(@t)::text AS t", { t: `${QUEUE_SCHEMA}.job` });
     if (!exists?.t) return [];
     return this.q<{ trace: string; error: string; retries: number }>(
-      `SELECT data->>'trace' AS trace, coalesce(output->>'message', output::text, '') AS error, retry_count AS retries FROM ${QUEUE_SCHEMA}.job WHERE name = @q AND data->>'run' = @run AND state = 'failed' ORDER BY data->>'trace'`,
-      { q: DIAGNOSE_QUEUE, run: runId },
+      `SELECT data->>'trace' AS trace, coalesce(output->>'message', output::text, '') AS error, retry_count AS retries FROM ${QUEUE_SCHEMA}.job WHERE name = ANY(@q) AND data->>'run' = @run AND state = 'failed' ORDER BY data->>'trace'`,
+      { q: QUEUES, run: runId },
     );
   }
 

