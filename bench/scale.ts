@@ -61,7 +61,7 @@ async function queueSpan(url: string): Promise<{ jobs: number; seconds: number }
   await c.connect();
   const r = (
     await c.query<{ jobs: number; seconds: number }>(
-      "SELECT count(*)::int AS jobs, extract(epoch FROM max(completed_on) - min(started_on))::float AS seconds FROM pgboss.job WHERE name = 'faultline-diagnose' AND state = 'completed'",
+      "SELECT count(*)::int AS jobs, extract(epoch FROM max(completed_on) - min(started_on))::float AS seconds FROM pgboss.job WHERE name IN ('faultline-diagnose', 'faultline-judge') AND state = 'completed'",
     )
   ).rows[0]!;
   await c.end();
@@ -69,6 +69,23 @@ async function queueSpan(url: string): Promise<{ jobs: number; seconds: number }
 }
 
 const load = () => os.loadavg()[0]!.toFixed(2);
+
+/** Bytes on disk per stored trace (tables with their indexes and TOAST), from a database holding only the analysis runs. */
+async function storagePerTrace(url: string): Promise<Record<string, number>> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const [t] = (await c.query<{ n: number; raw: number }>("SELECT count(*)::int AS n, coalesce(avg(length(trace)), 0)::float AS raw FROM traces")).rows;
+  const sizes = (
+    await c.query<{ rel: string; bytes: string }>(
+      "SELECT CASE WHEN schemaname = 'pgboss' THEN 'queue jobs' ELSE relname END AS rel, sum(pg_total_relation_size(relid))::bigint AS bytes FROM pg_stat_user_tables WHERE relname IN ('traces', 'diagnoses', 'findings') OR (schemaname = 'pgboss' AND relname LIKE 'j%') GROUP BY 1",
+    )
+  ).rows;
+  await c.end();
+  const out: Record<string, number> = { traces_stored: t!.n, raw_trace_json_bytes: Math.round(t!.raw) };
+  for (const r of sizes) out[r.rel] = Math.round(Number(r.bytes) / t!.n);
+  return out;
+}
+let storage: Record<string, number> = {};
 
 // 1. analysis throughput -------------------------------------------------------------------------------------------
 log(`one process: analyze ×${ROUNDS} (SQLite)`);
@@ -80,12 +97,14 @@ const oneSeconds = (performance.now() - t0) / 1000;
 const analysis: { setup: string; traces: number; seconds: number; per_s: number; load1: string }[] = [
   { setup: "one process (`analyze`, SQLite, reports + replay)", traces: oneTraces, seconds: oneSeconds, per_s: oneTraces / oneSeconds, load1: load() },
 ];
-for (const n of [1, 2, 4]) {
+const WORKER_COUNTS = (process.env.SCALE_WORKERS ?? "1,2,4").split(",").map(Number);
+for (const n of WORKER_COUNTS) {
   const url = await freshDb();
   for (let i = 0; i < ROUNDS; i++) await submit(INPUTS, { db: url, spec: DEFAULT_RULES_SPEC, name: `scale-${i}` });
   log(`${n} worker(s) × concurrency ${WORKER_CONCURRENCY}`);
   await workers(url, n, WORKER_CONCURRENCY);
   const q = await queueSpan(url);
+  if (n === 1) storage = await storagePerTrace(url);
   analysis.push({ setup: `${n} worker${n > 1 ? "s" : ""} (PostgreSQL, concurrency ${WORKER_CONCURRENCY} each)`, traces: q.jobs, seconds: q.seconds, per_s: q.jobs / q.seconds, load1: load() });
 }
 const oneWorker = analysis[1]!.per_s;
@@ -94,7 +113,7 @@ const oneWorker = analysis[1]!.per_s;
 const JUDGE_WORKERS = 2;
 const JUDGE_CONCURRENCY = 8;
 const configured = JUDGE_WORKERS * JUDGE_CONCURRENCY;
-const JUDGE_TRACES = configured * 12;
+const JUDGE_TRACES = configured * 20;
 log(`judge: ${JUDGE_TRACES} traces, ${JUDGE_WORKERS} workers × ${JUDGE_CONCURRENCY}, 1 s latency`);
 const mock = await startMockOpenAI({ latencyMs: 1000 });
 const judgeDir = mkdtempSync(join(tmpdir(), "faultline-scale-judge-"));
@@ -197,6 +216,7 @@ const results = {
   inputs: INPUTS.map((p) => p.replace(`${resolve(REPO, "..")}/`, "../")),
   rounds: ROUNDS,
   analysis: analysis.map((a) => ({ ...a, vs_one_process: a.per_s / analysis[0]!.per_s, vs_one_worker: a.per_s / oneWorker })),
+  storage_bytes_per_trace: storage,
   judge,
   ingest: { json: ingestJson, protobuf: ingestProto, spans_per_request: SPANS_PER_REQUEST, in_flight: 4 },
 };
@@ -215,6 +235,10 @@ const md = [
     ["setup", "traces", "seconds", "traces/s", "× one process", "× one worker", "load1"],
     results.analysis.map((a) => [a.setup, a.traces, f(a.seconds, 2), f(a.per_s), f(a.vs_one_process, 2), a.setup.startsWith("one process") ? "–" : f(a.vs_one_worker, 2), a.load1]),
   ),
+  "",
+  "## Storage per trace (PostgreSQL, rules diagnosis only; bytes on disk incl. indexes and TOAST, from the 1-worker run)",
+  "",
+  mdTable(["traces", "raw trace JSON (avg)", "traces table", "diagnoses", "findings", "queue jobs"], [[storage.traces_stored ?? 0, storage.raw_trace_json_bytes ?? 0, storage.traces ?? 0, storage.diagnoses ?? 0, storage.findings ?? 0, storage["queue jobs"] ?? 0]]),
   "",
   "## Judge busy fraction (mock endpoint, 1 s latency)",
   "",
