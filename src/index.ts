@@ -71,8 +71,8 @@ export { judgeTrace, judgeTraces, planJudgement, dryRunReport, OpenAIChatModel, 
 export type { JudgeOptions, ManyOptions, JudgePlan, TraceJudgement, DryRunReport, ChatModel, ProviderConfig, JudgeCache, RedactionConfig } from "./judge/index.js";
 
 // Storage and reports
-export { Store, DEFAULT_DB } from "./store/index.js";
-export type { RunInfo, TraceRow } from "./store/index.js";
+export { Store, DEFAULT_DB, openStore, SqliteStore, PgStore } from "./store/index.js";
+export type { RunInfo, TraceRow, FaultlineStore, RunProgress } from "./store/index.js";
 export { summarize } from "./report/index.js";
 export type { RunSummary, ModelSummary } from "./report/index.js";
 
