@@ -31,6 +31,7 @@ export async function runWorkerCli(opts: WorkerCliOptions): Promise<number> {
       exitWhenIdle: opts.exitWhenIdle,
       policy: { maintenanceInterval: maintenance },
       signal,
+      onReady: () => say(`faultline worker: ready (pid ${process.pid})`),
       onJob: (e) => {
         if (!e.ok) say(`  ${e.run} ${e.trace}: ${e.error}`);
       },

@@ -25,6 +25,8 @@ export interface WorkerOptions {
   idleMs?: number;
   /** Stop taking jobs; the ones in flight finish (Ctrl-C / SIGTERM). */
   signal?: AbortSignal;
+  /** Called once connected to the store and the queue, before the first job is taken. */
+  onReady?: () => void;
   onJob?: (e: { run: string; trace: string; ok: boolean; skipped?: boolean; error?: string }) => void;
 }
 
@@ -57,6 +59,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerResult> {
   try {
     await store.init();
     boss = await openQueue(opts.db, opts.policy);
+    opts.onReady?.();
     const specs = new Map<string, Promise<Prepared>>();
     const cache = new StoreCache(store);
     const prepare = async (run: string): Promise<Prepared> => {
