@@ -3,9 +3,9 @@
  * bench/results/scale.json and bench/results/scale.md.
  *
  * 1. Analysis throughput: the same corpus traces analysed by one process (`analyze`, SQLite: the embedded default,
- *    reports and guard replay included) and by 1, 2 and 4 `faultline worker` processes (rules only) fed by `submit`.
- *    A worker's rate is traces over the queue's own span of work (first job started → last job completed, from
- *    pg-boss's timestamps), so process start-up is not counted.
+ *    reports and guard replay included) and by 1, 2 and 4 `faultline worker` processes (rules only), started and
+ *    connected before the submitted jobs are released. Their rate is traces over the queue's own span of work (first job
+ *    started → last job completed, from pg-boss's timestamps), so neither process start-up nor submit is counted.
  * 2. Judge busy fraction: 2 workers × concurrency 8 (16 configured) against the local OpenAI-protocol mock with 1 s
  *    latency per request; busy = Σ request durations at the mock / (16 × the span from first request to last answer).
  * 3. OTLP ingest: spans/s into `collect` (stored, not yet diagnosed), JSON and protobuf requests of 100 spans, 4 in
@@ -49,11 +49,54 @@ async function freshDb(): Promise<string> {
   return u.toString();
 }
 
-function workers(url: string, n: number, concurrency: number): Promise<void> {
+/**
+ * Runs `feed` (which enqueues the work) and holds its jobs back (pg-boss's start_after, set in the harness), starts `n`
+ * worker processes, waits until every one is connected, releases the jobs and waits until none is unfinished; then
+ * stops the workers. So the measured span is neither `submit` nor one worker's head start while others still start.
+ */
+async function withWorkers(url: string, n: number, concurrency: number, feed: () => Promise<void>): Promise<number> {
+  await feed();
+  const hold = new pg.Client({ connectionString: url });
+  await hold.connect();
+  await hold.query("UPDATE pgboss.job SET start_after = now() + interval '1 hour' WHERE state = 'created'");
+  await hold.end();
   const procs = Array.from({ length: n }, () =>
-    spawn(process.execPath, [join(REPO, "bin", "faultline.js"), "worker", "--db", url, "--concurrency", String(concurrency), "--exit-when-idle", "-q"], { cwd: REPO, stdio: ["ignore", "ignore", "inherit"] }),
+    spawn(process.execPath, [join(REPO, "bin", "faultline.js"), "worker", "--db", url, "--concurrency", String(concurrency), "--maintenance-interval", "5"], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] }),
   );
-  return Promise.all(procs.map((p) => new Promise<void>((ok, bad) => p.once("exit", (code) => (code === 0 ? ok() : bad(new Error(`worker exited ${code}`))))))).then(() => {});
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((ok, bad) => {
+          let err = "";
+          p.stderr!.on("data", (d: Buffer) => {
+            err += d.toString();
+            if (err.includes("faultline worker: ready")) ok();
+          });
+          p.once("exit", (code) => bad(new Error(`worker exited ${code} before it was ready: ${err}`)));
+        }),
+    ),
+  );
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  // the jobs were enqueued before the workers started, held back; release them now that every worker is connected
+  await c.query("UPDATE pgboss.job SET start_after = now() WHERE state = 'created'");
+  for (;;) {
+    const { n: left } = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('created', 'retry', 'active')")).rows[0]!;
+    if (left === 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await c.end();
+  // CPU the workers used (user + system, from /proc, in clock ticks of 10 ms): does the work per trace grow with N?
+  const cpu = procs.reduce((sum, p) => {
+    try {
+      const f = readFileSync(`/proc/${p.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return sum + (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      return sum;
+    }
+  }, 0);
+  await Promise.all(procs.map((p) => new Promise<void>((ok) => (p.exitCode !== null ? ok() : (p.once("exit", () => ok()), p.kill("SIGTERM"))))));
+  return cpu;
 }
 
 async function queueSpan(url: string): Promise<{ jobs: number; seconds: number }> {
@@ -94,18 +137,19 @@ let oneTraces = 0;
 const t0 = performance.now();
 for (let i = 0; i < ROUNDS; i++) oneTraces += (await analyze(INPUTS, { out: join(tmp, `out-${i}`), db: join(tmp, "one.db") })).counts.traces;
 const oneSeconds = (performance.now() - t0) / 1000;
-const analysis: { setup: string; traces: number; seconds: number; per_s: number; load1: string }[] = [
+const analysis: { setup: string; traces: number; seconds: number; per_s: number; load1: string; worker_cpu_ms_per_trace?: number }[] = [
   { setup: "one process (`analyze`, SQLite, reports + replay)", traces: oneTraces, seconds: oneSeconds, per_s: oneTraces / oneSeconds, load1: load() },
 ];
 const WORKER_COUNTS = (process.env.SCALE_WORKERS ?? "1,2,4").split(",").map(Number);
 for (const n of WORKER_COUNTS) {
   const url = await freshDb();
-  for (let i = 0; i < ROUNDS; i++) await submit(INPUTS, { db: url, spec: DEFAULT_RULES_SPEC, name: `scale-${i}` });
   log(`${n} worker(s) × concurrency ${WORKER_CONCURRENCY}`);
-  await workers(url, n, WORKER_CONCURRENCY);
+  const cpu = await withWorkers(url, n, WORKER_CONCURRENCY, async () => {
+    for (let i = 0; i < ROUNDS; i++) await submit(INPUTS, { db: url, spec: DEFAULT_RULES_SPEC, name: `scale-${i}` });
+  });
   const q = await queueSpan(url);
   if (n === 1) storage = await storagePerTrace(url);
-  analysis.push({ setup: `${n} worker${n > 1 ? "s" : ""} (PostgreSQL, concurrency ${WORKER_CONCURRENCY} each)`, traces: q.jobs, seconds: q.seconds, per_s: q.jobs / q.seconds, load1: load() });
+  analysis.push({ setup: `${n} worker${n > 1 ? "s" : ""} (PostgreSQL, concurrency ${WORKER_CONCURRENCY} each)`, traces: q.jobs, seconds: q.seconds, per_s: q.jobs / q.seconds, load1: load(), worker_cpu_ms_per_trace: (cpu * 1000) / q.jobs });
 }
 const oneWorker = analysis[1]!.per_s;
 
@@ -130,8 +174,9 @@ const judgeDir = mkdtempSync(join(tmpdir(), "faultline-scale-judge-"));
   writeFileSync(join(judgeDir, "traces.jsonl"), `${out.join("\n")}\n`);
 }
 const judgeUrl = await freshDb();
-await submit([join(judgeDir, "traces.jsonl")], { db: judgeUrl, spec: { annotator: "llm:mock", rulesAnnotator: RULES_ANNOTATOR, judge: { baseUrl: mock.baseURL, model: "mock" } }, name: "judge" });
-await workers(judgeUrl, JUDGE_WORKERS, JUDGE_CONCURRENCY);
+await withWorkers(judgeUrl, JUDGE_WORKERS, JUDGE_CONCURRENCY, async () => {
+  await submit([join(judgeDir, "traces.jsonl")], { db: judgeUrl, spec: { annotator: "llm:mock", rulesAnnotator: RULES_ANNOTATOR, judge: { baseUrl: mock.baseURL, model: "mock" } }, name: "judge" });
+});
 const reqs = mock.completed();
 const first = Math.min(...reqs.map((r) => r.receivedAt));
 const last = Math.max(...reqs.map((r) => r.completedAt!));
@@ -232,8 +277,8 @@ const md = [
   "## Analysis throughput",
   "",
   mdTable(
-    ["setup", "traces", "seconds", "traces/s", "× one process", "× one worker", "load1"],
-    results.analysis.map((a) => [a.setup, a.traces, f(a.seconds, 2), f(a.per_s), f(a.vs_one_process, 2), a.setup.startsWith("one process") ? "–" : f(a.vs_one_worker, 2), a.load1]),
+    ["setup", "traces", "seconds", "traces/s", "× one process", "× one worker", "worker CPU ms/trace", "load1"],
+    results.analysis.map((a) => [a.setup, a.traces, f(a.seconds, 2), f(a.per_s), f(a.vs_one_process, 2), a.setup.startsWith("one process") ? "–" : f(a.vs_one_worker, 2), a.worker_cpu_ms_per_trace === undefined ? "–" : f(a.worker_cpu_ms_per_trace, 2), a.load1]),
   ),
   "",
   "## Storage per trace (PostgreSQL, rules diagnosis only; bytes on disk incl. indexes and TOAST, from the 1-worker run)",
