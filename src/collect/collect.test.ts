@@ -85,7 +85,10 @@ describe("faultline collect (OTLP/HTTP)", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
     const fromFile = (await readAll([file])).traces;
+    expect((await store.pool.query("SELECT count(*)::int AS n FROM collected_spans")).rows[0].n).toBeGreaterThan(0);
     await sweepUntil(fromFile.length);
+    // handed over: the spans left with their traces
+    expect((await store.pool.query("SELECT count(*)::int AS n FROM collected_spans")).rows[0].n).toBe(0);
     for (const t of fromFile) {
       const live = await store.trace(collector.runId, t.id);
       // the same steps; only where each span sat (its JSON pointer in the file vs. in the stored request) differs

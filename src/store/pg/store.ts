@@ -510,8 +510,8 @@ export class PgStore implements FaultlineStore {
 
   /**
    * Claims complete collected traces inside the caller's transaction — root span ended and nothing new for
-   * `idleSeconds`, or first seen more than `maxAgeSeconds` ago — marking them submitted to `runId`; returns their
-   * spans. SKIP LOCKED: several collectors sweep without claiming a trace twice.
+   * `idleSeconds`, or first seen more than `maxAgeSeconds` ago — marking them submitted to `runId`; removes and returns
+   * their spans. SKIP LOCKED: several collectors sweep without claiming a trace twice.
    */
   async claimCollectedOn(c: pg.PoolClient, runId: string, o: { idleSeconds: number; maxAgeSeconds: number; limit: number }): Promise<Map<string, string[]>> {
     const claimed = (
@@ -526,7 +526,10 @@ export class PgStore implements FaultlineStore {
     ).rows.map((r) => r.trace_id);
     const out = new Map<string, string[]>(claimed.map((id) => [id, []]));
     if (!claimed.length) return out;
-    for (const r of (await c.query<{ trace_id: string; request: string }>("SELECT trace_id, request FROM collected_spans WHERE trace_id = ANY($1) ORDER BY trace_id, span_id", [claimed])).rows)
+    // the spans leave with their trace (which the caller stores in the run): a collected trace is kept once, not twice
+    for (const r of (await c.query<{ trace_id: string; span_id: string; request: string }>("DELETE FROM collected_spans WHERE trace_id = ANY($1) RETURNING trace_id, span_id, request", [claimed])).rows.sort((a, b) =>
+      a.trace_id === b.trace_id ? (a.span_id < b.span_id ? -1 : 1) : a.trace_id < b.trace_id ? -1 : 1,
+    ))
       out.get(r.trace_id)!.push(r.request);
     return out;
   }
