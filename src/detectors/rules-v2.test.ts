@@ -203,6 +203,12 @@ describe("3.3 incorrect verification (v2 rules)", () => {
     const fine = trace(user("What was Sydney's population in 2011?"), call("web_fetch", { url: "https://abs.gov.au/census" }, "Sydney: 4,391,674"), say("The figure of 4.39 million is verified."));
     expect(detectWith(incorrectVerification, fine, false)).toEqual([]);
   });
+  it("verifiedOnMissingData near-miss: a shell command that failed (a timed-out test run) is not missing information", () => {
+    const t = trace(user("Fix the bug."), call("bash", { command: "python3 test_requests.py" }, "The last command timed out and has been killed.", 124), say("The fix is complete, and I verified it with a reproduction script."));
+    expect(detectWith(incorrectVerification, t, false).filter((f) => /never obtained/.test(f.rationale ?? ""))).toEqual([]);
+    const lookup = trace(user("What was Sydney's population in 2011?"), call("web_fetch", { url: "https://abs.gov.au/census" }, "Error: 503 Service Unavailable", 1), say("The figure of 4.3 million is verified."));
+    expectOne(lookup, detectWith(incorrectVerification, lookup, false), { mode: "3.3", steps: [2, 3], basis: ["steps", "outcome"] });
+  });
 
   it("verifierApprovedFailure: the verifier of a failed group chat declared the result correct", () => {
     const t = trace(user("Compute the total."), say("The total is 17.", "Solver"), say("I checked each term; the result is correct.", "Verifier"));
@@ -333,6 +339,20 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     expect(detectWith(reasoningActionMismatch, trace(user("Which notes?"), say("I am unable to listen to the audio file. Could you tell me the notes?")))).toEqual([]);
   });
 
+  it("reportedActionNotPerformed: a cancellation reported although no cancel call ran, or every one failed", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "active"}');
+    const t = trace(user("Cancel ABC."), lookup(), say("Your reservation ABC has been cancelled and the refund is on its way."));
+    const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    expect(f.evidence).toMatch(/has been cancelled/);
+    const refused = trace(user("Cancel ABC."), lookup(), call("cancel_reservation", { reservation_id: "ABC" }, "Error: reservation cannot be cancelled"), say("I have cancelled reservation ABC for you."));
+    expectOne(refused, detectWith(reasoningActionMismatch, refused), { mode: "2.6", steps: [3, 5], basis: ["steps"] });
+  });
+  it("reportedActionNotPerformed near-miss: the call ran; a state found in a lookup; an action still to come", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "cancelled"}');
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), call("cancel_reservation", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "cancelled"}'), say("Your reservation ABC has been cancelled.")))).toEqual([]);
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), lookup(), say("Reservation ABC has already been cancelled.")))).toEqual([]);
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), lookup(), say("Once you confirm, your reservation will have been cancelled.")))).toEqual([]);
+  });
   it("saidArgsThenOmitted: named the arguments the call needs, then called without one", () => {
     const t = trace(user("Cancel order #W1."), think("I need to provide the `order_id` and `reason` to cancel the order."), call("cancel_pending_order", { order_id: "#W1" }, '{"order_id": "#W1", "status": "cancelled", "total": 10}'));
     const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1, 2], basis: ["steps"] });
@@ -343,6 +363,16 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     expect(detectWith(reasoningActionMismatch, all)).toEqual([]);
     const between = trace(user("Cancel order #W1."), think("I need to provide the `order_id` and `reason` to cancel the order."), user("Actually just cancel it, no reason."), call("cancel_pending_order", { order_id: "#W1" }, "ok"));
     expect(detectWith(reasoningActionMismatch, between)).toEqual([]);
+    // arguments of the code being written, before a shell call, are not the call's
+    const code = trace(user("Fix the recursion."), think("To fix this, I need to pass `cls` explicitly in the recursive call."), call("bash", { command: "sed -i 's/f(x)/f(cls, x)/' m.py" }, ""));
+    expect(detectWith(reasoningActionMismatch, code)).toEqual([]);
+  });
+  it("reportedActionNotPerformed: a transfer announced to the user although no transfer call was ever made", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "active"}');
+    const t = trace(user("Please transfer me to a human."), lookup(), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), user("###TRANSFER###"));
+    expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    const made = trace(user("Please transfer me to a human."), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), call("transfer_to_human_agents", { summary: "wants a human" }, "Transfer successful"));
+    expect(detectWith(reasoningActionMismatch, made)).toEqual([]);
   });
 });
 
@@ -522,6 +552,10 @@ describe("2.4 information withholding", () => {
     const t = trace(user("I want to change my flight ABC."), details(), transfer(SUMMARY));
     expectOne(t, detectWith(informationWithholding, t), { mode: "2.4", steps: [3], basis: ["steps"] });
   });
+  it("fires when the only message before the transfer announces the hand-off", () => {
+    const t = trace(user("I want to change my flight ABC."), details(), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), transfer(SUMMARY));
+    expectOne(t, detectWith(informationWithholding, t), { mode: "2.4", steps: [4], basis: ["steps"] });
+  });
   it("near-miss: the user was told first; a transfer with no summary; no lookup at all", () => {
     expect(detectWith(informationWithholding, trace(user("I want to change my flight ABC."), details(), say("Your reservation is basic economy, which cannot be modified under our policy."), user("Then transfer me."), transfer(SUMMARY)))).toEqual([]);
     expect(detectWith(informationWithholding, trace(user("I want to change my flight ABC."), details(), transfer("change flight")))).toEqual([]);
@@ -544,6 +578,21 @@ describe("2.5 ignored input", () => {
     const t = trace(user("Compute the growth rate."), say("The previous attempt proceeded with hypothetical calculations instead of getting the real data.", "Critic"), say("Let's assume the 2010 figure was 4 million.", "Analyst"));
     const f = expectOne(t, detectWith(ignoredInput, t), { mode: "2.5", steps: [1, 2], basis: ["steps"] });
     expect(f.evidence).toMatch(/assume/);
+  });
+  const handoff = (to: string, text: string): StepDraft => ({ agent: "Orchestrator", role: "assistant", kind: "handoff", text, tool: { name: "handoff", args: { to } } });
+  it("instructionNotFollowed: asked to search for another source, the browsing agent scrolled the page it was on", () => {
+    const t = trace(user("Who won Survivor 2010?"), handoff("WebSurfer", "Please search for another credible source that lists all US Survivor winners."), say("I scrolled down one page in the browser.\n\nHere is a screenshot of the page.", "WebSurfer"));
+    const f = expectOne(t, detectWith(ignoredInput, t), { mode: "2.5", steps: [2], basis: ["steps"] });
+    expect(f.evidence).toMatch(/^I scrolled down/);
+    expect(f.rationale).toMatch(/Orchestrator asked WebSurfer \(step 1\) to search for/);
+  });
+  it("instructionNotFollowed near-miss: asked to look within the page, to another agent, or the agent searched", () => {
+    const within = trace(user("Q"), handoff("WebSurfer", "Please search for the keyword 'paper' in the article."), say("I scrolled down one page in the browser.", "WebSurfer"));
+    expect(detectWith(ignoredInput, within)).toEqual([]);
+    const other = trace(user("Q"), handoff("FileSurfer", "Please open the file report.pdf."), say("I scrolled down one page in the browser.", "WebSurfer"));
+    expect(detectWith(ignoredInput, other)).toEqual([]);
+    const done = trace(user("Q"), handoff("WebSurfer", "Please search for another credible source."), say("I typed 'Survivor winners list' into the browser search bar.", "WebSurfer"));
+    expect(detectWith(ignoredInput, done)).toEqual([]);
   });
   it("feedbackRepeated near-miss: the feedback was followed with a real lookup", () => {
     const t = trace(user("Compute the growth rate."), say("The previous attempt proceeded with hypothetical calculations instead of getting the real data.", "Critic"), call("web_search", { q: "Sydney 2010 population" }, "4,5 million"), say("The census gives 4.5 million for 2010.", "Analyst"));
