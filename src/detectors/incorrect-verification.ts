@@ -177,7 +177,8 @@ export const incorrectVerification: Detector = {
     for (const claim of claims) {
       const before = trace.steps.slice(0, claim.index).filter((s) => s.kind === "tool_result");
       const lastCheck = before[before.length - 1];
-      if (!lastCheck || !failedCheck(trace, lastCheck)) continue;
+      // a check killed by a timeout said nothing about the result (an infrastructure fault, not a failed check)
+      if (!lastCheck || !failedCheck(trace, lastCheck) || lastCheck.tags?.includes("timeout")) continue;
       // a domain action that failed is contradicted only by a claim about that action ("booked" after book_* failed)
       const call = lastCheck.tool?.callIndex !== undefined ? trace.steps[lastCheck.tool.callIndex] : undefined;
       const verb = DOMAIN_VERB.exec(call?.tool?.name ?? "")?.[1]?.toLowerCase();

@@ -206,6 +206,10 @@ describe("3.3 incorrect verification (v2 rules)", () => {
   it("verifiedOnMissingData near-miss: a shell command that failed (a timed-out test run) is not missing information", () => {
     const t = trace(user("Fix the bug."), call("bash", { command: "python3 test_requests.py" }, "The last command timed out and has been killed.", 124), say("The fix is complete, and I verified it with a reproduction script."));
     expect(detectWith(incorrectVerification, t, false).filter((f) => /never obtained/.test(f.rationale ?? ""))).toEqual([]);
+    // and a check killed by a timeout is not a failed check (an infrastructure fault)
+    const [run, timedOut] = call("bash", { command: "python3 test_requests.py" }, "The last command timed out and has been killed.", 124);
+    const killed = trace(user("Fix the bug."), run!, { ...timedOut!, tags: ["timeout"] }, say("The fix is complete, and I verified it with a reproduction script."));
+    expect(detectWith(incorrectVerification, killed, false)).toEqual([]);
     const lookup = trace(user("What was Sydney's population in 2011?"), call("web_fetch", { url: "https://abs.gov.au/census" }, "Error: 503 Service Unavailable", 1), say("The figure of 4.3 million is verified."));
     expectOne(lookup, detectWith(incorrectVerification, lookup, false), { mode: "3.3", steps: [2, 3], basis: ["steps", "outcome"] });
   });
