@@ -535,6 +535,21 @@ describe("2.2 clarification failure", () => {
     expect(detectWith(clarificationFailure, trace(user("What does the chart show?"), say("Looking."), say("I cannot view the attached image directly. Should we assume the chart shows a 10% increase, or can you describe it?")))).toEqual([]);
     expect(detectWith(clarificationFailure, trace(user("What does the chart show?"), say("We cannot view the image; let's assume it is a bar chart and plan around that.")))).toEqual([]);
   });
+  const profile = () => call("get_user_details", { user_id: "u1" }, JSON.stringify({ user_id: "u1", payment_methods: { credit_card_111: { source: "credit_card", brand: "visa", last_four: "1234", id: "credit_card_111" }, gift_card_222: { source: "gift_card", amount: 80, id: "gift_card_222" } } }));
+  const upgrade = (payment_id: string) => call("update_reservation_flights", { reservation_id: "ABC", cabin: "business", payment_id }, '{"reservation_id": "ABC", "cabin": "business"}');
+  it("paymentChosenUnasked: the user has two payment methods, named none, and the agent charged one", () => {
+    const t = trace(user("Upgrade ABC to business, please."), profile(), say("The upgrade costs $120. Shall I proceed?"), user("Yes, go ahead."), upgrade("credit_card_111"));
+    const f = expectOne(t, detectWith(clarificationFailure, t), { mode: "2.2", steps: [5], basis: ["steps"] });
+    expect(f.rationale).toMatch(/2 payment methods and never named one; the agent chose credit_card_111/);
+  });
+  it("paymentChosenUnasked near-miss: the user named it (by kind, brand or last four), asked for the original one, or has only one", () => {
+    for (const said of ["Yes, use my gift card.", "Yes, charge the Visa.", "Yes, the card ending in 1234.", "Yes, use the original form of payment."]) {
+      const pick = /gift/.test(said) ? "gift_card_222" : "credit_card_111";
+      expect(detectWith(clarificationFailure, trace(user("Upgrade ABC to business, please."), profile(), say("The upgrade costs $120. Which payment method?"), user(said), upgrade(pick))), said).toEqual([]);
+    }
+    const single = call("get_user_details", { user_id: "u1" }, JSON.stringify({ user_id: "u1", payment_methods: { credit_card_111: { source: "credit_card", id: "credit_card_111" } } }));
+    expect(detectWith(clarificationFailure, trace(user("Upgrade ABC to business, please."), single, user("Yes."), upgrade("credit_card_111")))).toEqual([]);
+  });
 });
 
 describe("2.3 derailment", () => {
