@@ -2,7 +2,8 @@ import type { Finding, Step, Trace } from "../trace/index.js";
 import { HYPOTHETICAL_RE, INTENT_RE, UNOBTAINED_RE } from "../trace/claims.js";
 import { argsObject, isShellTool } from "../trace/actions.js";
 import type { Detector } from "./types.js";
-import { imaginedObservation, NO_ANSWER_RE, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { imaginedObservation, NO_ANSWER_RE, ownWords, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { instructionSteps } from "./contract.js";
 import { finalAnswerStep, TRANSFER_RE } from "./run-end.js";
 import { finding, isFailedResult, isMutating, quote, resultOf } from "./util.js";
 
@@ -71,6 +72,27 @@ function presentedWithoutLookup(trace: Trace): Finding[] {
   return s ? [finding("reasoning-action-mismatch", "2.6", [s], quote(s, PRESENT_RE), "the agent announced a lookup and presented its results in the same turn without running any tool", 0.65)] : [];
 }
 
+
+const RETRIEVED_RE = /\b(?:figures|data|numbers|values|information|results|statistics|details) (?:(?:were|was|have been|has been) )?(?:retrieved|obtained|extracted|fetched|pulled|downloaded) (?:directly )?from\b/i;
+/** An executor's note that there was nothing to run, not an observation. */
+const NOTHING_RUN_RE = /\bno code (?:from the last \d+ messages? )?(?:for me )?to execute\b/i;
+
+/**
+ * An agent presents data as retrieved from a source ("the population figures retrieved from data.census.gov") although
+ * nothing was retrieved: no tool ran and no executor returned any output before it. It says it looked, and did not.
+ */
+function retrievalClaimedWithoutAny(trace: Trace): Finding[] {
+  const instructions = new Set(instructionSteps(trace).map((x) => x.index));
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || s.kind !== "message") continue;
+    const m = RETRIEVED_RE.exec(ownWords(trace, s, instructions));
+    if (!m) continue;
+    const observed = trace.steps.slice(0, s.index).some((x) => x.kind === "tool_call" || (x.role === "tool" && (x.text ?? x.tool?.output ?? "").trim() !== "" && !NOTHING_RUN_RE.test(x.text ?? x.tool?.output ?? "")));
+    if (observed) return [];
+    return [finding("reasoning-action-mismatch", "2.6", [s], quote(s, RETRIEVED_RE), "the agent presented data as retrieved from a source although nothing had been retrieved or run", 0.7)];
+  }
+  return [];
+}
 
 /** The final answer is given right after the agents concluded that the information for it was not obtained. */
 function answerAgainstConclusion(trace: Trace): Finding[] {
@@ -205,7 +227,7 @@ export const reasoningActionMismatch: Detector = {
   detect(trace: Trace) {
     const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
     const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
-    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace), ...documentedButNotBuilt(trace)];
+    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...retrievalClaimedWithoutAny(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace), ...documentedButNotBuilt(trace)];
     if (toolNames.size === 0) return textual;
     return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace), ...reportedActionNotPerformed(trace)];
   },

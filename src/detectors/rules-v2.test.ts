@@ -319,6 +319,18 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1], basis: ["steps"] });
     expect(f.evidence).toMatch(/Here are the results/);
   });
+  it("presentedWithoutLookup: 'I will refer to the official script' and 'Here is the required information' in one turn", () => {
+    const t = trace(user("What is the first scene heading?"), say("As the script expert, I will refer to the official script of the episode to provide the exact setting.\n\nHere is the required information: INT. CASTLE BEDROOM", "Script_Expert"));
+    expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1], basis: ["steps"] });
+  });
+  it("retrievalClaimedWithoutAny: figures 'retrieved from' a source when nothing was ever retrieved or run", () => {
+    const noCode = { agent: "Computer_terminal", role: "tool" as const, kind: "event" as const, text: "There is no code from the last 1 message for me to execute." };
+    const t = trace(user("Population difference, per data.census.gov?"), say("Plan: access data.census.gov and compare.", "Expert"), noCode, say("The following are the population figures retrieved from data.census.gov: Seattle 737,015; Colville 4,673.", "Expert"));
+    const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    expect(f.evidence).toMatch(/retrieved from data\.census\.gov/);
+    const ran = trace(user("Population difference, per data.census.gov?"), say("```python\nprint(fetch())\n```", "Expert"), { ...noCode, text: "exitcode: 0\nSeattle 737015" }, say("The following are the population figures retrieved from data.census.gov: Seattle 737,015.", "Expert"));
+    expect(detectWith(reasoningActionMismatch, ran)).toEqual([]);
+  });
   it("presentedWithoutLookup near-miss: code for the executor between the announcement and the results", () => {
     const t = trace(user("Sydney's population in 2011?"), say("I will search for the 2011 census figures.\n```python\nprint(search('census 2011 Sydney'))\n```\nHere are the results once the code runs.", "Assistant"));
     expect(detectWith(reasoningActionMismatch, t)).toEqual([]);
