@@ -136,7 +136,7 @@ function splitJsonArray(text: string): { text: string; line: number }[] | undefi
   const out: { text: string; line: number }[] = [];
   let depth = 0;
   let inString = false;
-  let escape = false;
+  let escaped = false;
   let elemStart = -1;
   let elemLine = line;
   const flush = (end: number) => {
@@ -147,8 +147,8 @@ function splitJsonArray(text: string): { text: string; line: number }[] | undefi
     const ch = text[i]!;
     if (ch === "\n") line++;
     if (inString) {
-      if (escape) escape = false;
-      else if (ch === "\\") escape = true;
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
       else if (ch === '"') inString = false;
       continue;
     }
@@ -570,7 +570,7 @@ export function labelsFromText(text: string, file: string, opts: LabelOptions = 
  * whole text is held once; a caller can stream records into labelsFromRecords instead.
  */
 export async function loadLabels(path: string, opts: LabelOptions = {}): Promise<LabelLoad> {
-  let info;
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(path);
   } catch (e) {
