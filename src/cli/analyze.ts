@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
-import { analyze, NoTracesError } from "../pipeline/index.js";
+import { analyze, NoTracesError, ReplayCollector } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { DEFAULT_DB } from "../store/index.js";
-import { GUARD_PRESETS } from "../guards/config.js";
-import { ReplayCollector } from "../guards/replay.js";
+import { GUARD_PRESETS } from "../guards/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
 import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";

@@ -1,11 +1,11 @@
 import type { ReadOptions } from "../formats/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
-import type { GuardConfig } from "../guards/config.js";
-import { ReplayCollector, type ReplaySummary } from "../guards/replay.js";
+import type { GuardConfig } from "../guards/index.js";
+import { ReplayCollector } from "./replay.js";
 import { RunWriter, type RunOutputs } from "./run-writer.js";
 import type { RunSummary } from "../report/index.js";
 import type { RunStatus } from "../store/index.js";
-import type { Diagnosis } from "../trace/index.js";
+import type { Diagnosis, ReplaySummary } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
 

@@ -4,7 +4,7 @@ import { buildReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
 import { decisiveRun, HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { INTERVENTIONS } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import { renderHtml } from "./html.js";
 import { summarize } from "./summary.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { INTERVENTIONS, type GroupStats, type RankedIntervention } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind, type ReplayDecision, type ReplaySummary } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind, type ReplayDecision, type ReplaySummary } from "../trace/index.js";
 import type { ReplayGuardJoin, ReportData, TraceEntry } from "./data.js";
 import { escapeHtml as esc } from "./escape.js";
 

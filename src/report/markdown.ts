@@ -1,5 +1,5 @@
 import { INTERVENTIONS, type GroupStats } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import type { ReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
 import { formatNumber } from "./html.js";

@@ -1,5 +1,5 @@
 import { groupRows, groupStatistics, labelsFromRecords, rankAllGroups, type GroupInterventions, type GroupStats } from "../analysis/index.js";
-import type { ReplaySummary } from "../guards/replay.js";
+import type { ReplaySummary } from "../trace/index.js";
 import type { Diagnosis } from "../trace/index.js";
 
 export interface ModelSummary {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../store/index.js";
 import type { Comparison, Overview, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import { createApp } from "./app.js";
-import { listTraces } from "../store/queries.js";
+import { listTraces } from "../store/index.js";
 import { loadUiAssets } from "./assets.js";
 import { buildFixtureStore, HOSTILE_MODEL, recordDecisive, type FixtureStore } from "./fixtures.js";
 import { startServer } from "./index.js";

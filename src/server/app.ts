@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import type { Store } from "../store/index.js";
-import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
+import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type Store, type TraceQuery, type TraceSortKey } from "../store/index.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import type { UiAssets } from "./assets.js";
 import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
