@@ -1,6 +1,7 @@
 export * from "./schema.js";
 export { buildTrace, linkToolCalls, compact, type StepDraft, type TraceDraft } from "./build.js";
 export { FindingSchema, BasisSchema, basisOf, outcomeIndependent, type Finding, type Basis } from "./finding.js";
+export { words, wordGrams, jaccard } from "./similarity.js";
 export { repairJson, type RepairResult, type JsonAttempt } from "./json.js";
 export { normalizeWhitespace, truncate, stepContent, stepFields, quoteInSteps } from "./text.js";
 export { DiagnosisSchema, OutcomeSchema, DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, modeCount, diagnosisHeader, DecisiveSchema, type Diagnosis, type Outcome, type Decisive, type ModeVector } from "./diagnosis.js";
