@@ -12,11 +12,13 @@ export type RunCounts = {
   errors: number;
   warnings: number;
   skipped_lines: number;
+  /** Steps a reader could not read and left out of their trace (the rest of the trace was kept). */
+  skipped_steps: number;
   skipped_traces: number;
   refused_files: number;
 };
 
-export const emptyRunCounts = (): RunCounts => ({ files: 0, traces: 0, annotated: 0, failed: 0, errors: 0, warnings: 0, skipped_lines: 0, skipped_traces: 0, refused_files: 0 });
+export const emptyRunCounts = (): RunCounts => ({ files: 0, traces: 0, annotated: 0, failed: 0, errors: 0, warnings: 0, skipped_lines: 0, skipped_steps: 0, skipped_traces: 0, refused_files: 0 });
 
 export interface DiagnosedInputOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
   onDiagnostic?: (d: Diagnostic) => void;
@@ -31,6 +33,7 @@ export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOpti
     if (ev.type === "file") {
       counts.files++;
       counts.skipped_lines += ev.file.skippedLines;
+      counts.skipped_steps += ev.file.skippedSteps;
       counts.skipped_traces += ev.file.skippedTraces;
       if (ev.file.role === "refused") counts.refused_files++;
     } else if (ev.type === "diagnostic") {

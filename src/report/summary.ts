@@ -56,3 +56,12 @@ export async function summarize(runId: string, annotator: string, counts: Record
   const interventions = rankAllGroups(report.groups, { rowsOf: (v) => rowsByModel.get(v) });
   return { run_id: runId, annotator, counts, models, statistics: report.groups, interventions };
 }
+
+/**
+ * What the readers left out, for every report's footer: nothing is dropped silently. Runs stored before steps were
+ * counted have no `skipped_steps`; they show 0, as they showed nothing before.
+ */
+export function skippedText(c: Readonly<Record<string, number | undefined>>): string {
+  const n = (k: string) => c[k] ?? 0;
+  return `${n("skipped_lines")} skipped lines/records, ${n("skipped_steps")} skipped steps, ${n("skipped_traces")} skipped traces`;
+}
