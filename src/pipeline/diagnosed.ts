@@ -22,13 +22,15 @@ export const emptyRunCounts = (): RunCounts => ({ files: 0, traces: 0, annotated
 
 export interface DiagnosedInputOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
   onDiagnostic?: (d: Diagnostic) => void;
+  /** A diagnosis already made for this very trace (a resumed run): used instead of diagnosing it again. */
+  reuse?: (trace: Trace) => Diagnosis | undefined;
 }
 
 /**
  * Reads traces and runs the rules diagnosis on each, counting files, reader problems and skipped records into
  * `counts` as it goes. `annotated` / `failed` are left to the caller, whose final diagnosis may differ (the judge).
  */
-export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOptions, counts: RunCounts): AsyncGenerator<{ trace: Trace; rules: Diagnosis }> {
+export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOptions, counts: RunCounts): AsyncGenerator<{ trace: Trace; rules: Diagnosis; reused: boolean }> {
   for await (const ev of readTraces(paths, { format: opts.format, groundTruth: opts.groundTruth, onFile: opts.onFile })) {
     if (ev.type === "file") {
       counts.files++;
@@ -42,7 +44,8 @@ export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOpti
       opts.onDiagnostic?.(ev.diagnostic);
     } else {
       counts.traces++;
-      yield { trace: ev.trace, rules: await diagnoseTrace(ev.trace, opts) };
+      const reused = opts.reuse?.(ev.trace);
+      yield { trace: ev.trace, rules: reused ?? (await diagnoseTrace(ev.trace, opts)), reused: reused !== undefined };
     }
   }
 }
