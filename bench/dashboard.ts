@@ -26,6 +26,7 @@ const keep = args.includes("--keep");
 const MODELS = ["model-a", "model-b", "model-c", "model-d", "model-e"];
 const CHROMIUM = process.env.FAULTLINE_CHROMIUM ?? "/usr/bin/chromium";
 // page.evaluate callbacks run in the browser; this file is type-checked for Node, so the page's global is declared here.
+// biome-ignore lint/suspicious/noExplicitAny: the browser's document, declared for a Node-typed file
 declare const document: any;
 
 /** A small deterministic PRNG (mulberry32), so two runs of the benchmark build the same store. */

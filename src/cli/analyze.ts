@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
-import { analyze, NoTracesError } from "../pipeline/index.js";
+import { analyze, NoTracesError, ReplayCollector } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { DEFAULT_DB } from "../store/index.js";
-import { GUARD_PRESETS } from "../guards/config.js";
-import { ReplayCollector } from "../guards/replay.js";
+import { GUARD_PRESETS } from "../guards/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
 import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";
@@ -24,6 +23,7 @@ interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
   guards: string;
   /** Delete the store's earlier runs of the same inputs once this one is complete. */
   replace?: boolean;
+  resume?: boolean;
 }
 
 function ratio(name: string, v: string | undefined, fallback: number): number {
@@ -67,6 +67,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
         itbenchRule,
         guards: opts.guards,
         replace: opts.replace,
+        resume: opts.resume,
         signal,
         onFile: (path, i, total) => {
           if (!bar) return;
@@ -102,6 +103,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
     );
     for (const l of outcomeNotes(result.diagnoses)) console.log(l);
     printProblems(problems);
+    if (result.reused) console.log(`\nResumed run ${result.runId}: ${result.reused} of ${c.traces} traces were already stored unchanged and kept their diagnosis.`);
     printRunFooter(c, { findings: outputs.findings, summary: outputs.summary, runId: result.runId, db: opts.db, reports: outputs.reports, status: result.status, replaced: result.replaced });
   }
   if (result.status === "incomplete") return EXIT.interrupted;
@@ -116,6 +118,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
     .option("--db <file>", "SQLite store; every analysis is a new run, named <first input>-<YYYYMMDD-HHMMSS>", DEFAULT_DB)
     .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs (default: keep them, e.g. for `faultline diff`)")
+    .option("--resume", "continue the latest run of the same inputs if it is incomplete (interrupted): traces it stored unchanged are not diagnosed again")
     .option("--json", "print the summary as JSON instead of a table")
     .option("--format <id>", "skip detection and read every file with this format")
     .option("--ground-truth <file>", "ITBench ground-truth YAML (or folder) for rollouts that have none beside them")
@@ -142,6 +145,7 @@ Runs: each analysis is stored as a new run named <first input>-<YYYYMMDD-HHMMSS>
 marked incomplete until it finishes; --replace deletes the earlier runs of the same inputs once the new one is
 complete. The output folder is written whole at the end: until then --out keeps what it held. Ctrl-C stops reading,
 stores and writes what was read, marked "status": "incomplete" (exit status 130); a second Ctrl-C quits at once.
+--resume then continues that run: traces it stored whose content is unchanged keep their diagnosis.
 Inputs without any trace are reported and nothing is written.
 
 Examples:

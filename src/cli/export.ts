@@ -2,8 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { readTraces } from "../formats/index.js";
 import { diagnosesToOtlp } from "../report/index.js";
-import { DEFAULT_DB, Store } from "../store/index.js";
-import { runsWithTrace } from "../store/queries.js";
+import { DEFAULT_DB, runsWithTrace, Store } from "../store/index.js";
 import { DiagnosisSchema, type Diagnosis, type Trace } from "../trace/index.js";
 import { displayPath, EXIT, UsageError } from "./io.js";
 

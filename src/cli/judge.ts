@@ -18,8 +18,7 @@ import {
   type RedactionConfig,
   type RedactionPattern,
 } from "../judge/index.js";
-import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/judge.js";
-import { NoTracesError } from "../pipeline/index.js";
+import { emptyCounts, judgeAnnotator, judgeRun, NoTracesError, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/index.js";
 import type { ItbenchSuccessRule } from "../outcome/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";

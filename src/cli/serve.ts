@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { analyze, NoTracesError } from "../pipeline/index.js";
-import { DEFAULT_HOST, DEFAULT_PORT, startServer, TOKEN_ENV } from "../server/index.js";
-import { isLoopback } from "../server/security.js";
+import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startServer, TOKEN_ENV } from "../server/index.js";
 import { DEFAULT_DB, Store } from "../store/index.js";
 import { displayPath, EXIT, requireInputs, UsageError } from "./io.js";
 

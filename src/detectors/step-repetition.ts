@@ -1,5 +1,5 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
-import { normalizeWhitespace, stepContent } from "../trace/index.js";
+import { jaccard, normalizeWhitespace, stepContent, wordGrams } from "../trace/index.js";
 import type { Detector } from "./types.js";
 import { failureSignature } from "../trace/actions.js";
 import { canonicalArgs, finding, isFailedResult, isMutating, quote, resultOf, toolCalls } from "./util.js";
@@ -67,18 +67,9 @@ function repeatedCalls(trace: Trace): Finding[] {
   return out;
 }
 
-const shingles = (s: string) => {
-  const w = s.toLowerCase().split(/\W+/).filter(Boolean);
-  const out = new Set<string>();
-  for (let i = 0; i + 2 < w.length; i++) out.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
-  return out;
-};
-const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => {
-  if (!a.size || !b.size) return false;
-  let inter = 0;
-  for (const x of a) if (b.has(x)) inter++;
-  return inter / (a.size + b.size - inter) >= threshold;
-};
+// ASCII word trigrams (the detector's tokenisation since v1); the measure is the shared one (trace/similarity.ts)
+const shingles = (s: string) => wordGrams(s.toLowerCase().split(/\W+/).filter(Boolean), 3);
+const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => a.size > 0 && b.size > 0 && jaccard(a, b) >= threshold;
 
 function repeatedMessages(trace: Trace): Finding[] {
   // (an envelope such as {"type":"function_call","content":""} repeated before every call is format, not a message)

@@ -211,7 +211,7 @@ describe("windowed judging of a long trace", () => {
       if (codes.includes("1.3") && first === 0) present["1.3"] = { steps: [3], evidence: ["checking logs again"] };
       if (codes.includes("2.3") && text.includes("[step 50]")) present["2.3"] = { steps: [50], evidence: ["pod-50 CrashLoopBackOff"] };
       if (codes.includes("3.1")) present["3.1"] = { steps: [59], evidence: ["Step 59: kubectl get pods"] };
-      return { kind: "answer", content: jsonAnswer(codes, present, { summary: `summary #${n}`, taskSuccess: codes.includes("3.1") ? false : true }) };
+      return { kind: "answer", content: jsonAnswer(codes, present, { summary: `summary #${n}`, taskSuccess: !codes.includes("3.1") }) };
     });
     const j = await judgeTrace(longTrace(), [], opts({ windowTokens: 700, overlapTokens: 100 }));
     expect(j.failed).toBe(false);

@@ -1,11 +1,12 @@
+import { existsSync } from "node:fs";
 import type { ReadOptions } from "../formats/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
-import type { GuardConfig } from "../guards/config.js";
-import { ReplayCollector, type ReplaySummary } from "../guards/replay.js";
+import type { GuardConfig } from "../guards/index.js";
+import { ReplayCollector } from "./replay.js";
 import { RunWriter, type RunOutputs } from "./run-writer.js";
 import type { RunSummary } from "../report/index.js";
-import type { RunStatus } from "../store/index.js";
-import type { Diagnosis } from "../trace/index.js";
+import { contentHash, Store, type RunStatus } from "../store/index.js";
+import type { Diagnosis, ReplaySummary, Trace } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
 
@@ -23,6 +24,13 @@ export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "form
   /** The run's name (default: `<first input>-<YYYYMMDD-HHMMSS>`, made unique in the store). */
   name?: string;
   /**
+   * Continue the latest run of the same inputs when it is incomplete (interrupted or killed), instead of starting a
+   * new one: a trace it already stored with the same content hash is not diagnosed again (its stored diagnosis is
+   * used); everything else — reading, the counts, the guard replay, the reports — is done over all traces as usual.
+   * Without such a run, a new one starts.
+   */
+  resume?: boolean;
+  /**
    * Stops reading when aborted (Ctrl-C): what was read is stored and written, marked `incomplete` in the store and in
    * summary.json.
    */
@@ -36,6 +44,8 @@ export interface AnalyzeResult {
   status: RunStatus;
   /** Earlier runs of the same inputs deleted by `replace`. */
   replaced: string[];
+  /** With `resume`: the traces whose stored diagnosis was used (0 when a new run started). */
+  reused: number;
   diagnoses: Diagnosis[];
   counts: RunCounts;
   findingsPath: string;
@@ -61,7 +71,25 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
     ...(opts.taxonomy ? { taxonomy: opts.taxonomy } : {}),
     ...(opts.detectors ? { detectors: opts.detectors } : {}),
   });
+  // the run to continue, and what it stored (only the small per-trace diagnoses and hashes are held)
+  let resume: string | undefined;
+  let stored = new Map<string, { hash: string; diagnosis: Diagnosis }>();
+  if (opts.resume && existsSync(opts.db)) {
+    const store = new Store(opts.db);
+    try {
+      resume = store.resumableRun(paths, RULES_ANNOTATOR);
+      if (resume) stored = store.storedTraces(resume, RULES_ANNOTATOR);
+    } finally {
+      store.close();
+    }
+  }
+  let reused = 0;
+  const reuse = (t: Trace): Diagnosis | undefined => {
+    const s = stored.get(t.id);
+    return s && s.hash === contentHash(t) ? s.diagnosis : undefined;
+  };
   const writer = new RunWriter(paths, {
+    resume,
     out: opts.out,
     db: opts.db,
     annotator: RULES_ANNOTATOR,
@@ -72,8 +100,9 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
   const counts = emptyRunCounts();
   try {
     if (!opts.signal?.aborted)
-      for await (const { trace, rules: d } of diagnosedTraces(paths, opts, counts)) {
-        await writer.write(trace, d, counts);
+      for await (const { trace, rules: d, reused: again } of diagnosedTraces(paths, { ...opts, ...(resume ? { reuse } : {}) }, counts)) {
+        if (again) reused++;
+        await writer.write(trace, d, counts, [], { stored: again });
         // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay
         replay.add(trace, d.modes === null && trace.steps.length > 0 ? undefined : d.findings);
         opts.onTrace?.(d);
@@ -85,6 +114,7 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
       runId: done.runId,
       status: done.status,
       replaced: done.replaced,
+      reused,
       diagnoses: writer.diagnoses,
       counts,
       findingsPath: done.outputs.findings,

@@ -19,6 +19,8 @@ export interface RunWriterOptions {
   replace?: boolean;
   /** The run's name (default: `<first input>-<YYYYMMDD-HHMMSS>`, made unique). */
   name?: string;
+  /** An incomplete run to continue (its id) instead of starting a new one. */
+  resume?: string;
 }
 
 /** Where a finished run's files are. */
@@ -71,12 +73,15 @@ export class RunWriter {
   private _runId?: string;
   private out?: WriteStream;
   private batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
+  /** Traces written in this process (a resumed run drops stored ones its inputs no longer hold). */
+  private readonly seen = new Set<string>();
 
   constructor(
     readonly paths: string[],
     private readonly opts: RunWriterOptions,
   ) {
     this.output = new OutputDir(opts.out);
+    this._runId = opts.resume;
   }
 
   /** The store (opened on first use). */
@@ -96,13 +101,15 @@ export class RunWriter {
   }
 
   /** Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. */
-  async write(trace: Trace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = []): Promise<void> {
+  async write(trace: Trace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = [], opts: { stored?: boolean } = {}): Promise<void> {
     this._runId ??= this.store.beginRun(this.paths, this.opts.annotator, this.opts.taxonomy, this.opts.name ? { name: this.opts.name } : {});
     this.out ??= createWriteStream(this.output.path("findings.jsonl"));
     if (d.modes) counts.annotated++;
     else counts.failed++;
     if (!this.out.write(`${JSON.stringify(d)}\n`)) await new Promise<void>((r) => this.out!.once("drain", () => r()));
     this.diagnoses.push(d);
+    this.seen.add(trace.id);
+    if (opts.stored) return; // already in the resumed run's store, unchanged
     for (const extra of alsoStore) this.batch.push({ trace, diagnosis: extra });
     this.batch.push({ trace, diagnosis: d });
     if (this.batch.length >= BATCH) this.flush();
@@ -125,9 +132,11 @@ export class RunWriter {
    */
   async complete(counts: RunCounts, status: RunStatus, extra: Pick<RunSummary, "replay"> = {}): Promise<CompletedRun> {
     const runId = this._runId;
-    if (runId === undefined) throw new NoTracesError(this.paths, counts, status === "incomplete");
+    // (a resumed run has its id from the start: it too needs a trace read in this process)
+    if (runId === undefined || this.seen.size === 0) throw new NoTracesError(this.paths, counts, status === "incomplete");
     await this.endStream();
     this.flush();
+    if (this.opts.resume && status === "complete") this.store.pruneTraces(runId, this.seen);
     const { replaced } = this.store.finishRun(runId, counts, { status, replace: this.opts.replace });
     const base = await summarize(runId, this.opts.annotator, counts, this.diagnoses);
     const { run_id, ...rest } = base;

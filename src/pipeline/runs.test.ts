@@ -239,3 +239,49 @@ describe("the output folder", () => {
     expect(readdirSync(root)).toEqual(["empty"]);
   });
 });
+
+describe("an interrupted run, resumed", () => {
+  it("continues the same run: traces it stored unchanged are not diagnosed again, changed and new ones are; the result equals a fresh run", async () => {
+    const root = mkdtempSync(join(tmpdir(), "faultline-resume-"));
+    const db = join(root, "store.db");
+    const input = traces(join(root, "traces"), 30);
+    const stop = new AbortController();
+    let seen = 0;
+    const first = await analyze([input], { out: join(root, "out"), db, signal: stop.signal, onTrace: () => void (++seen === 8 && stop.abort()) });
+    expect(first).toMatchObject({ status: "incomplete", counts: { traces: 8 } });
+    const firstIds = first.diagnoses.map((d) => d.trace_id);
+    // one of the stored traces changes before the restart: its hash differs, so it is diagnosed again
+    const file = join(input, "traces.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const edited = JSON.parse(lines[0]!) as { id: string; steps: { text?: string }[] };
+    expect(firstIds).toContain(edited.id);
+    edited.steps[0]!.text = `${edited.steps[0]!.text ?? ""} (edited)`;
+    lines[0] = JSON.stringify(edited);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+
+    // the detectors count what they are asked to diagnose
+    const diagnosed = new Set<string>();
+    const { DETECTORS } = await import("../detectors/index.js");
+    const counting = DETECTORS.map((d, i) => (i === 0 ? { ...d, detect: (t: Parameters<typeof d.detect>[0], c: Parameters<typeof d.detect>[1]) => (diagnosed.add(t.id), d.detect(t, c)) } : d));
+    const resumed = await analyze([input], { out: join(root, "out"), db, resume: true, detectors: counting });
+    expect(resumed).toMatchObject({ runId: first.runId, status: "complete", counts: { traces: 30 } });
+    expect(resumed.reused).toBe(7);
+    expect(diagnosed.size).toBe(23);
+    expect(firstIds.filter((id) => !diagnosed.has(id))).toHaveLength(7);
+    expect(diagnosed.has(edited.id)).toBe(true);
+
+    const fresh = await analyze([input], { out: join(root, "fresh"), db: join(root, "fresh.db") });
+    const byId = (ds: { trace_id: string }[]) => [...ds].sort((a, b) => a.trace_id.localeCompare(b.trace_id));
+    expect(byId(resumed.diagnoses)).toEqual(byId(fresh.diagnoses));
+    expect(readFileSync(join(root, "out", "summary.json"), "utf8").replace(first.runId, "R")).toBe(readFileSync(join(root, "fresh", "summary.json"), "utf8").replace(fresh.runId, "R"));
+    const store = new Store(db);
+    try {
+      expect(store.runs().map((r) => [r.id, r.status, r.trace_count])).toEqual([[first.runId, "complete", 30]]);
+      expect(byId(store.diagnoses(first.runId))).toEqual(byId(fresh.diagnoses));
+      // nothing left to resume: the next --resume starts a new run
+      expect(store.resumableRun([input], resumed.diagnoses[0]!.annotator)).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  });
+});

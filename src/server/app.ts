@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import type { Store } from "../store/index.js";
-import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
+import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type Store, type TraceQuery, type TraceSortKey } from "../store/index.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import type { UiAssets } from "./assets.js";
 import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
@@ -58,6 +58,8 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
 
   app.onError((err, c) => {
     if (err instanceof HttpError) return c.json({ error: err.message }, err.status);
+    // middleware answers (bearer-auth's 401 and 400) carry their own response
+    if (err instanceof HTTPException) return err.getResponse();
     return c.json({ error: `internal error: ${err.message}` }, 500);
   });
 

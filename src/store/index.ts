@@ -1,1 +1,19 @@
 export { Store, DEFAULT_DB, contentHash, runIdFor, runName, type RunInfo, type RunStatus, type TraceRow, type BeginRunOptions, type FinishRunOptions } from "./store.js";
+// Read queries for the API and the CLI: callers go through this index, never store/queries.ts directly.
+export {
+  listTraces,
+  runFacets,
+  modeCoverage,
+  annotatorsOf,
+  traceDiagnosis,
+  runsWithTrace,
+  TRACE_SORT_KEYS,
+  NO_VALUE,
+  type OutcomeFilter,
+  type TraceSortKey,
+  type TraceQuery,
+  type TraceListRow,
+  type TracePage,
+  type Facet,
+  type RunFacets,
+} from "./queries.js";

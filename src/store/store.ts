@@ -198,6 +198,37 @@ export class Store {
     })();
   }
 
+  /**
+   * The run to resume for these inputs and annotator: the most recently started run of them, when it is incomplete
+   * (an interrupted or killed analysis). A newer complete run means there is nothing to resume.
+   */
+  resumableRun(inputs: string[], annotator: string): string | undefined {
+    const r = this.db.prepare("SELECT id, status FROM runs WHERE input_key = ? AND annotator = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").get(runIdFor(inputs, annotator), annotator) as
+      | { id: string; status: string }
+      | undefined;
+    return r?.status === "incomplete" ? r.id : undefined;
+  }
+
+  /** A run's stored traces by id: each one's content hash and its diagnosis by `annotator`. */
+  storedTraces(runId: string, annotator: string): Map<string, { hash: string; diagnosis: Diagnosis }> {
+    const rows = this.db
+      .prepare("SELECT t.trace_id, t.content_hash, d.diagnosis FROM traces t JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = ? WHERE t.run_id = ?")
+      .all(annotator, runId) as { trace_id: string; content_hash: string; diagnosis: string }[];
+    return new Map(rows.map((r) => [r.trace_id, { hash: r.content_hash, diagnosis: JSON.parse(r.diagnosis) as Diagnosis }]));
+  }
+
+  /** Deletes a run's stored traces (with their diagnoses and findings) other than `keep`: a resumed run's inputs lost them. */
+  pruneTraces(runId: string, keep: ReadonlySet<string>): number {
+    const gone = (this.db.prepare("SELECT trace_id FROM traces WHERE run_id = ?").all(runId) as { trace_id: string }[]).map((r) => r.trace_id).filter((id) => !keep.has(id));
+    this.db.transaction(() => {
+      for (const table of ["findings", "diagnoses", "traces"]) {
+        const del = this.db.prepare(`DELETE FROM ${table} WHERE run_id = ? AND trace_id = ?`);
+        for (const id of gone) del.run(runId, id);
+      }
+    })();
+    return gone.length;
+  }
+
   runs(): RunInfo[] {
     return (this.db.prepare(`SELECT ${RUN_COLUMNS} FROM runs ORDER BY updated_at DESC, id DESC`).all() as Record<string, unknown>[]).map(toRun);
   }
