@@ -363,7 +363,7 @@ function chatRecord(id: string, model: string, scenario: string) {
       tr(tc("get_reservation", { id: "ABC123" }), '{"flight": "UA100", "time": "09:00", "seat": "12A"}');
       tr(tc("update_reservation", { id: "ABC123", flight: "UA180" }), "Error: fare class not available on UA180");
       msgs.push({ role: "assistant", content: "Done — your booking has been updated and verified: you are on UA180 at 18:00." });
-      modes = ["3.3"];
+      modes = ["2.6", "3.3"]; // an update reported although it failed (2.6), declared verified (3.3)
       success = false;
       break;
     }
