@@ -18,7 +18,7 @@ import { createApp, startServer } from "../src/server/index.js";
 import { Store } from "../src/store/index.js";
 import { corpus } from "../src/testing/corpus.js";
 import type { Diagnosis, Trace } from "../src/trace/index.js";
-import { machine, mdTable, writeSection } from "./results.js";
+import { machine, mdTable, ratio, writeGoals, writeSection } from "./results.js";
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf("--traces") + 1] ?? "") || 10_000;
@@ -112,6 +112,7 @@ async function timeRequest(fetcher: (path: string) => Promise<Response>, path: s
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const REPEAT = 7;
 const apiRows: (string | number)[][] = [];
+const goalTimes = new Map<string, { cold: number; warm: number }>();
 const server = await startServer(store, { port: 0 });
 for (const [label, path] of endpoints) {
   // The first call is cold (the overview and compare are cached per run after it).
@@ -120,8 +121,33 @@ for (const [label, path] of endpoints) {
   for (let r = 0; r < REPEAT; r++) warm.push((await timeRequest((p) => Promise.resolve(app.request(p)), path)).ms);
   const http: number[] = [];
   for (let r = 0; r < REPEAT; r++) http.push((await timeRequest((p) => fetch(`${server.url}${p}`), path)).ms);
+  goalTimes.set(label, { cold: cold.ms, warm: median(warm) });
   apiRows.push([label, cold.ms.toFixed(1), median(warm).toFixed(1), median(http).toFixed(1), (cold.bytes / 1024).toFixed(0)]);
   console.log(label, cold.ms.toFixed(1), median(warm).toFixed(1), median(http).toFixed(1));
+}
+
+{
+  const ov = goalTimes.get("overview (statistics of 10 000 traces)")!;
+  const search = goalTimes.get("traces, text search (scans trace JSON)")!;
+  const page = goalTimes.get("traces, page 1")!;
+  writeGoals("dashboard", [
+    {
+      what: `dashboard, ${N.toLocaleString("en-US")}-trace run: overview, cold (first request)`,
+      now: `${ov.cold.toFixed(0)} ms`,
+      ceiling: `same request warm ${ov.warm.toFixed(0)} ms; goal 500 ms`,
+      ratio: `${ratio(ov.cold / 500)} of the goal`,
+      goal: "< 0.5 s",
+      holds: ov.cold < 500,
+    },
+    {
+      what: `dashboard, ${N.toLocaleString("en-US")}-trace run: text search (warm median)`,
+      now: `${search.warm.toFixed(0)} ms`,
+      ceiling: `the same page without search ${page.warm.toFixed(0)} ms; goal 300 ms`,
+      ratio: `${ratio(search.warm / 300)} of the goal`,
+      goal: "< 0.3 s",
+      holds: search.warm < 300,
+    },
+  ]);
 }
 
 // ------------------------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import { judgeTraces, OpenAIChatModel, planJudgement, Pool, renderTrace, estimat
 import { startMockOpenAI } from "../src/judge/testing/mock-openai-server.js";
 import { CORPUS, corpus } from "../src/testing/corpus.js";
 import type { Trace } from "../src/trace/index.js";
-import { machine, mdTable, writeSection } from "./results.js";
+import { machine, mdTable, ratio, writeGoals, writeSection } from "./results.js";
 
 const started = performance.now();
 
@@ -155,6 +155,31 @@ const sizeTable = mdTable(
   [...folders.map((f) => summaryRow(f, rows.filter((r) => r.folder === f))), summaryRow("**all**", rows)],
 );
 const sizeSeconds = (performance.now() - started) / 1000;
+{
+  const chars = sum(rows.map((r) => r.chars));
+  const shown = sum(rows.map((r) => r.chars * r.oursCoverage));
+  const worst = Math.min(...rows.map((r) => r.oursCoverage));
+  const tokens = sum(rows.map((r) => r.ours)) / sum(rows.map((r) => r.official));
+  const perTrace = median(rows.map((r) => r.ours / r.official));
+  writeGoals("judge", [
+    {
+      what: `judge: share of the trace's text the model is shown (${rows.length} traces)`,
+      now: `${pct(shown / chars)} of characters, worst trace ${pct(worst)}`,
+      ceiling: "every character (100 %)",
+      ratio: ratio(shown / chars, 3),
+      goal: "100 %, elisions reported in the dry-run JSON",
+      holds: shown >= chars && worst >= 1,
+    },
+    {
+      what: "judge input tokens vs the official MAST annotator prompt",
+      now: `Σ ${k(sum(rows.map((r) => r.ours)))} tokens; per trace median ${ratio(perTrace)}`,
+      ceiling: `official Σ ${k(sum(rows.map((r) => r.official)))} tokens`,
+      ratio: ratio(tokens),
+      goal: "≤ 0.4× while covering 100 %",
+      holds: tokens <= 0.4 && shown >= chars,
+    },
+  ]);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. Throughput and pool busy fraction against the mock server (1 s per request)
