@@ -423,6 +423,11 @@ export class ReplayCollector {
     return r;
   }
 
+  /** Keeps a replay computed elsewhere (a worker of a parallel analysis, with the same guards). */
+  push(r: TraceReplay): void {
+    this.replays.push(r);
+  }
+
   summary(): ReplaySummary {
     const modes = new Map(this.set.guards.map((g) => [g.name, new Set<string>(g.modes)]));
     return summarizeReplays(this.replays, this.name, this.opts.taxonomy, modes);

@@ -8,6 +8,8 @@ import type { RunStatus } from "../store/index.js";
 import type { Diagnosis } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
+import { pooledTraces } from "./pool.js";
+import { mast } from "../taxonomy/index.js";
 
 export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
   out: string;
@@ -27,6 +29,11 @@ export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "form
    * summary.json.
    */
   signal?: AbortSignal;
+  /**
+   * Worker threads that read, diagnose and replay (default 1: all in this thread). Output, order and trace ids are the
+   * same for any number. Custom detectors or taxonomy objects cannot cross to a worker: with them the run is serial.
+   */
+  jobs?: number;
 }
 
 export interface AnalyzeResult {
@@ -71,7 +78,17 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
   });
   const counts = emptyRunCounts();
   try {
-    if (!opts.signal?.aborted)
+    const jobs = opts.jobs ?? 1;
+    if (opts.signal?.aborted) {
+      /* nothing read */
+    } else if (jobs > 1 && !opts.detectors && (!opts.taxonomy || opts.taxonomy === mast))
+      for await (const t of pooledTraces(paths, { ...opts, jobs, guards: opts.guards ?? "default" }, counts)) {
+        await writer.write(t.stored, t.diagnosis, counts);
+        replay.push(t.replay);
+        opts.onTrace?.(t.diagnosis);
+        if (opts.signal?.aborted) break;
+      }
+    else
       for await (const { trace, rules: d } of diagnosedTraces(paths, opts, counts)) {
         await writer.write(trace, d, counts);
         // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay

@@ -1,7 +1,7 @@
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
 import { basename } from "node:path";
 import { summarize, writeReports, type ReportPaths, type RunSummary } from "../report/index.js";
-import { Store, type RunStatus } from "../store/index.js";
+import { Store, type RunStatus, type StoredTrace } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 import type { RunCounts } from "./diagnosed.js";
 import { OutputDir } from "./output-dir.js";
@@ -70,7 +70,7 @@ export class RunWriter {
   private _store?: Store;
   private _runId?: string;
   private out?: WriteStream;
-  private batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
+  private batch: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[] = [];
 
   constructor(
     readonly paths: string[],
@@ -95,8 +95,11 @@ export class RunWriter {
     return this.output.finalPath("findings.jsonl");
   }
 
-  /** Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. */
-  async write(trace: Trace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = []): Promise<void> {
+  /**
+   * Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. The
+   * trace may come serialised already (a worker of a parallel analysis).
+   */
+  async write(trace: Trace | StoredTrace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = []): Promise<void> {
     this._runId ??= this.store.beginRun(this.paths, this.opts.annotator, this.opts.taxonomy, this.opts.name ? { name: this.opts.name } : {});
     this.out ??= createWriteStream(this.output.path("findings.jsonl"));
     if (d.modes) counts.annotated++;

@@ -1,1 +1,1 @@
-export { Store, DEFAULT_DB, contentHash, runIdFor, runName, type RunInfo, type RunStatus, type TraceRow, type BeginRunOptions, type FinishRunOptions } from "./store.js";
+export { Store, DEFAULT_DB, contentHash, storedTrace, runIdFor, runName, type StoredTrace, type RunInfo, type RunStatus, type TraceRow, type BeginRunOptions, type FinishRunOptions } from "./store.js";

@@ -52,6 +52,29 @@ export interface TraceRow {
   steps: number;
 }
 
+/**
+ * A trace as the store keeps it: its list columns, content digest and canonical JSON. A parallel analysis serialises
+ * traces in its workers ({@link storedTrace}) and hands the store these, not the objects.
+ */
+export interface StoredTrace extends TraceRow {
+  content_hash: string;
+  json: string;
+}
+
+export function storedTrace(trace: Trace): StoredTrace {
+  return {
+    trace_id: trace.id,
+    file: trace.source.file,
+    format: trace.source.format,
+    idx: trace.source.index,
+    model: trace.model ?? null,
+    framework: trace.framework ?? null,
+    steps: trace.steps.length,
+    content_hash: contentHash(trace),
+    json: JSON.stringify(trace),
+  };
+}
+
 /** A stable digest of a trace's content (for idempotent re-analysis and the judge cache). */
 export function contentHash(trace: Trace): string {
   const { id: _id, source: _source, ...content } = trace;
@@ -176,8 +199,8 @@ export class Store {
       "INSERT OR REPLACE INTO traces (run_id, trace_id, file, format, idx, model, framework, steps, content_hash, trace) VALUES (?,?,?,?,?,?,?,?,?,?)",
     );
 
-  /** Saves a batch of traces with their diagnoses and findings in one transaction. */
-  saveBatch(runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): void {
+  /** Saves a batch of traces (objects, or serialised by {@link storedTrace}) with their diagnoses and findings in one transaction. */
+  saveBatch(runId: string, items: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[]): void {
     const insTrace = this.insertTrace();
     const delDiag = this.db.prepare("DELETE FROM findings WHERE run_id = ? AND trace_id = ? AND annotator = ?");
     const insDiag = this.db.prepare(
@@ -187,13 +210,17 @@ export class Store {
       "INSERT INTO findings (run_id, trace_id, annotator, mode, confidence, first_step, steps, agent, evidence, detector) VALUES (?,?,?,?,?,?,?,?,?,?)",
     );
     this.db.transaction(() => {
+      let last: Trace | StoredTrace | undefined;
       for (const { trace, diagnosis: d } of items) {
-        insTrace.run(runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace));
-        delDiag.run(runId, trace.id, d.annotator);
+        const t = "json" in trace ? trace : storedTrace(trace);
+        // a trace stored with several diagnoses (the judge's and the rules') is written once
+        if (trace !== last) insTrace.run(runId, t.trace_id, t.file, t.format, t.idx, t.model, t.framework, t.steps, t.content_hash, t.json);
+        last = trace;
+        delDiag.run(runId, t.trace_id, d.annotator);
         const modeCount = d.modes ? countModes(d.modes) : null;
-        insDiag.run(runId, trace.id, d.annotator, d.outcome.success === null ? null : d.outcome.success ? 1 : 0, d.outcome.score ?? null, d.modes ? JSON.stringify(d.modes) : null, modeCount, JSON.stringify(d), d.error ?? null);
+        insDiag.run(runId, t.trace_id, d.annotator, d.outcome.success === null ? null : d.outcome.success ? 1 : 0, d.outcome.score ?? null, d.modes ? JSON.stringify(d.modes) : null, modeCount, JSON.stringify(d), d.error ?? null);
         for (const f of d.findings)
-          insFinding.run(runId, trace.id, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);
+          insFinding.run(runId, t.trace_id, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);
       }
     })();
   }
