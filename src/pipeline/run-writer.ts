@@ -5,6 +5,7 @@ import { Store, type RunStatus, type StoredTrace } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 import type { RunCounts } from "./diagnosed.js";
 import { OutputDir } from "./output-dir.js";
+import { storeOverviews } from "../server/overview.js";
 
 const BATCH = 200;
 
@@ -132,6 +133,8 @@ export class RunWriter {
     await this.endStream();
     this.flush();
     const { replaced } = this.store.finishRun(runId, counts, { status, replace: this.opts.replace });
+    // the dashboard's statistics, computed now rather than on its first view
+    await storeOverviews(this.store, runId, this.diagnoses);
     const base = await summarize(runId, this.opts.annotator, counts, this.diagnoses);
     const { run_id, ...rest } = base;
     const summary: RunSummary = { run_id, status, ...rest, ...extra };

@@ -254,6 +254,17 @@ export class Store {
     return this.db.prepare("SELECT trace_id, file, format, idx, model, framework, steps FROM traces WHERE run_id = ? ORDER BY file, idx").all(runId) as TraceRow[];
   }
 
+  /** A run's stored aggregate (JSON text) of this kind, if it was computed at the run's current version (updated_at). */
+  aggregate(runId: string, annotator: string, kind: string, version: string): string | undefined {
+    const r = this.db.prepare("SELECT value FROM aggregates WHERE run_id = ? AND annotator = ? AND kind = ? AND version = ?").get(runId, annotator, kind, version) as { value: string } | undefined;
+    return r?.value;
+  }
+
+  /** Stores a run's aggregate (JSON text) computed at `version` (the run's updated_at), replacing an earlier one. */
+  putAggregate(runId: string, annotator: string, kind: string, version: string, value: string): void {
+    this.db.prepare("INSERT OR REPLACE INTO aggregates (run_id, annotator, kind, version, value) VALUES (?, ?, ?, ?, ?)").run(runId, annotator, kind, version, value);
+  }
+
   cacheGet(key: string): string | undefined {
     return (this.db.prepare("SELECT value FROM cache WHERE key = ?").get(key) as { value: string } | undefined)?.value;
   }
