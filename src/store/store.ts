@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { modeCount as countModes, type Diagnosis, type Trace } from "../trace/index.js";
-import { INDEXES, SCHEMA, STORE_VERSION } from "./schema.sql.js";
+import { INDEXES, SCHEMA, STORE_VERSION, TRACE_TEXT, traceTextOf } from "./schema.sql.js";
 
 /** Where `analyze` keeps its store unless told otherwise. */
 export const DEFAULT_DB = ".faultline/faultline.db";
@@ -117,18 +117,26 @@ export class Store {
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("foreign_keys = ON");
+    // a REPLACE of a trace row fires its delete trigger, which keeps the text index (trace_text) in step
+    this.db.pragma("recursive_triggers = ON");
     this.db.exec(SCHEMA);
     const v = this.db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined;
     if (!v) this.db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?)").run(String(STORE_VERSION));
     else if (Number(v.value) > STORE_VERSION)
       throw new Error(`${path}: store version ${v.value} is newer than this faultline understands (${STORE_VERSION})`);
     else if (Number(v.value) < STORE_VERSION) this.migrate(Number(v.value));
+    this.db.exec(TRACE_TEXT);
     this.db.exec(INDEXES);
   }
 
   /** Brings an older store up to STORE_VERSION in one transaction; everything it held stays readable. */
   private migrate(from: number): void {
     this.db.transaction(() => {
+      if (from < 3) {
+        // the text index, filled with the traces already stored
+        this.db.exec(TRACE_TEXT);
+        this.db.exec(`INSERT INTO trace_text (rowid, text) SELECT rowid, ${traceTextOf("traces")} FROM traces`);
+      }
       if (from < 2) {
         const cols = new Set((this.db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name));
         // runs of version 1 finished or were replaced whole: they count as complete; their id was their input key
