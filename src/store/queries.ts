@@ -20,7 +20,11 @@ export interface TraceQuery {
   outcome?: OutcomeFilter;
   /** A taxonomy code: only traces with at least one finding of this mode. */
   mode?: string;
-  /** Case-insensitive substring of the trace id, file, model, evidence or anything in the trace's content. */
+  /**
+   * Search text: traces whose id, file, model or content hold words beginning with each of its words (case-insensitive,
+   * through the FTS5 word index), or whose evidence holds it as a substring. Text without words (punctuation only) is
+   * matched as a literal substring.
+   */
   q?: string;
   sort?: TraceSortKey;
   dir?: "asc" | "desc";
@@ -131,10 +135,10 @@ function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<s
     const inEvidence = "EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence LIKE @q ESCAPE '\\')";
     const words = ftsQuery(text);
     if (words) {
-      // the word index (trace_text, FTS5) finds the traces holding words that start with the query's words; LIKE then
-      // checks the text itself on those few, so a hit is always a real substring match
+      // the word index (trace_text, FTS5): traces holding a word that starts with each of the query's words (anywhere
+      // in the trace, id, file or model); evidence is matched as a substring
       params.fts = words;
-      parts.push(`(${inEvidence} OR (t.rowid IN (SELECT rowid FROM trace_text WHERE trace_text MATCH @fts) AND ${inTrace}))`);
+      parts.push(`(${inEvidence} OR t.rowid IN (SELECT rowid FROM trace_text WHERE trace_text MATCH @fts))`);
     } else parts.push(`(${inEvidence} OR ${inTrace})`);
   }
   return { sql: parts.join(" AND "), params };
