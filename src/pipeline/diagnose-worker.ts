@@ -35,7 +35,7 @@ async function readOne(path: string, fi: number): Promise<void> {
     const trace = ev.trace;
     const diagnosis = await diagnoseTrace(trace, init.outcome);
     // a trace whose detectors all failed is replayed with the detectors run again: their failures show in the replay
-    const r = replay.add(trace, diagnosis.modes === null && trace.steps.length > 0 ? undefined : diagnosis.findings);
+    const r = replay.replay(trace, diagnosis.modes === null && trace.steps.length > 0 ? undefined : diagnosis.findings);
     post({ fi, event: { type: "trace", stored: storedTrace(trace), diagnosis, replay: r } });
   }
 }
