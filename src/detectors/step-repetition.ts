@@ -75,8 +75,11 @@ const shingles = (s: string) => {
 };
 const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => {
   if (!a.size || !b.size) return false;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  // Jaccard ≤ |small| / |large|: sets of very different sizes cannot reach the threshold
+  if (small.size / large.size < threshold) return false;
   let inter = 0;
-  for (const x of a) if (b.has(x)) inter++;
+  for (const x of small) if (large.has(x)) inter++;
   return inter / (a.size + b.size - inter) >= threshold;
 };
 
@@ -85,16 +88,18 @@ function repeatedMessages(trace: Trace): Finding[] {
   const msgs = trace.steps.filter(
     (s) => s.role === "assistant" && (s.kind === "message" || s.kind === "handoff" || s.kind === "plan") && (s.text ?? "").trim().length >= 40 && ((s.text ?? "").match(/[A-Za-z]/g)?.length ?? 0) >= 30,
   );
-  const clusters: { rep: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
+  // shingles are built only when a comparison needs them (a cluster's from its first message's text)
+  const clusters: { rep?: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
   for (const m of msgs) {
     const text = normalizeWhitespace(m.text!);
-    const sh = shingles(text);
+    let sh: Set<string> | undefined;
     // near-duplicates only for prose: a re-sent file that differs by a requested edit is progress
     const code = text.includes("```") || /^\s*(def |class |import |from |<!DOCTYPE|<html|function |const )/m.test(m.text!);
+    const near = !code && text.length >= 80;
     // an instruction handed to another agent is repeated in other words more often than a report is
-    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (!code && text.length >= 80 && similar(c.rep, sh, m.kind === "handoff" ? 0.6 : 0.9))));
+    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (near && similar((c.rep ??= shingles(c.text)), (sh ??= shingles(text)), m.kind === "handoff" ? 0.6 : 0.9))));
     if (hit) hit.steps.push(m);
-    else clusters.push({ rep: sh, text, steps: [m], agent: m.agent });
+    else clusters.push({ ...(sh ? { rep: sh } : {}), text, steps: [m], agent: m.agent });
   }
   return clusters
     .filter((c) => c.steps.length >= 3)
