@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
-import { analyze, NoTracesError, ReplayCollector } from "../pipeline/index.js";
+import { analyze, defaultJobs, NoTracesError, ReplayCollector } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
+import { storeOverviews } from "../server/index.js";
 import { DEFAULT_DB } from "../store/index.js";
 import { GUARD_PRESETS } from "../guards/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
@@ -24,6 +25,15 @@ interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
   /** Delete the store's earlier runs of the same inputs once this one is complete. */
   replace?: boolean;
   resume?: boolean;
+  /** Worker threads (default: the number of cores). */
+  jobs?: string;
+}
+
+function jobsOf(v: string | undefined): number {
+  if (v === undefined) return defaultJobs();
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--jobs must be a whole number of at least 1, got "${v}"`);
+  return n;
 }
 
 function ratio(name: string, v: string | undefined, fallback: number): number {
@@ -43,6 +53,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
     return runJudge(paths, opts, { combine: true, itbenchRule });
   }
   if (opts.baseUrl || opts.model) throw new UsageError("--base-url and --model configure the LLM judge: add --judge to run it");
+  const jobs = jobsOf(opts.jobs);
   try {
     // a bad preset name or config file is a usage error, found before anything is read or written
     new ReplayCollector(opts.guards);
@@ -62,12 +73,14 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
       analyze(paths, {
         out: opts.out,
         db: opts.db,
+        onRunStored: storeOverviews,
         format: opts.format,
         groundTruth: opts.groundTruth,
         itbenchRule,
         guards: opts.guards,
         replace: opts.replace,
         resume: opts.resume,
+        jobs,
         signal,
         onFile: (path, i, total) => {
           if (!bar) return;
@@ -125,6 +138,7 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("--success-recall <r>", "ITBench: root-cause recall at or above which a run is a success", "1")
     .option("--failure-recall <r>", "ITBench: recall at or below which a run is a failure (between: partial, unknown)", "0")
     .option("-q, --quiet", "no progress bar")
+    .option("--jobs <n>", "worker threads that read, diagnose and replay the traces (default: the number of cores; 1: all in one thread)")
     .option("--guards <config>", `guards to replay the traces through for the report's "what the recommended fixes would have caught": a preset (${Object.keys(GUARD_PRESETS).join(", ")}) or a JSON file`, "default")
     .option("--judge", "also label with an LLM judge in the same run (needs --base-url and --model; see `faultline judge --help`)");
   addJudgeOptions(cmd, { hidden: true })

@@ -1,4 +1,4 @@
-export { readTraces, readAll } from "./read.js";
+export { readTraces, readAll, readFile, TraceIds } from "./read.js";
 export { ADAPTERS, findAdapter } from "./registry.js";
 export { walkFiles } from "./walk.js";
 // For stages that read files which are not traces (label files), and read them as the trace reader does.

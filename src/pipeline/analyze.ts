@@ -3,18 +3,22 @@ import type { ReadOptions } from "../formats/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import type { GuardConfig } from "../guards/index.js";
 import { ReplayCollector } from "./replay.js";
-import { RunWriter, type RunOutputs } from "./run-writer.js";
+import { RunWriter, type RunOutputs, type RunStoredHook } from "./run-writer.js";
 import type { RunSummary } from "../report/index.js";
 import { contentHash, Store, type RunStatus } from "../store/index.js";
 import type { Diagnosis, ReplaySummary, Trace } from "../trace/index.js";
 import type { DiagnoseOptions } from "./diagnose.js";
 import { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
+import { pooledTraces } from "./pool.js";
+import { mast } from "../taxonomy/index.js";
 
 export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "format" | "groundTruth" | "onFile"> {
   out: string;
   db: string;
   /** Called after each trace, for progress. */
   onTrace?: (d: Diagnosis) => void;
+  /** Called once the run is stored (the CLI stores the dashboard's overview then). */
+  onRunStored?: RunStoredHook;
   onDiagnostic?: (d: import("../formats/index.js").Diagnostic) => void;
   /** Guards the traces are replayed through for "what the recommended fixes would have caught": a preset name
    * (`default`, `itbench-sre`), a guard config file, or a config object. Default: `default`. */
@@ -35,6 +39,11 @@ export interface AnalyzeOptions extends DiagnoseOptions, Pick<ReadOptions, "form
    * summary.json.
    */
   signal?: AbortSignal;
+  /**
+   * Worker threads that read, diagnose and replay (default 1: all in this thread). Output, order and trace ids are the
+   * same for any number. Custom detectors or taxonomy objects cannot cross to a worker: with them the run is serial.
+   */
+  jobs?: number;
 }
 
 export interface AnalyzeResult {
@@ -96,10 +105,22 @@ export async function analyze(paths: string[], opts: AnalyzeOptions): Promise<An
     taxonomy: opts.taxonomy?.version ?? "mast-v3",
     replace: opts.replace,
     name: opts.name,
+    onRunStored: opts.onRunStored,
   });
   const counts = emptyRunCounts();
   try {
-    if (!opts.signal?.aborted)
+    const jobs = opts.jobs ?? 1;
+    if (opts.signal?.aborted) {
+      /* nothing read */
+    } else if (jobs > 1 && !resume && !opts.detectors && (!opts.taxonomy || opts.taxonomy === mast))
+      // (a resumed run reuses stored diagnoses by content hash, which the main thread holds: it runs in one thread)
+      for await (const t of pooledTraces(paths, { ...opts, jobs, guards: opts.guards ?? "default" }, counts)) {
+        await writer.write(t.stored, t.diagnosis, counts);
+        replay.push(t.replay);
+        opts.onTrace?.(t.diagnosis);
+        if (opts.signal?.aborted) break;
+      }
+    else
       for await (const { trace, rules: d, reused: again } of diagnosedTraces(paths, { ...opts, ...(resume ? { reuse } : {}) }, counts)) {
         if (again) reused++;
         await writer.write(trace, d, counts, [], { stored: again });

@@ -1,4 +1,4 @@
-import { readTraces, type Diagnostic, type ReadOptions } from "../formats/index.js";
+import { readTraces, type Diagnostic, type ReadEvent, type ReadOptions } from "../formats/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 import { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
 
@@ -32,20 +32,26 @@ export interface DiagnosedInputOptions extends DiagnoseOptions, Pick<ReadOptions
  */
 export async function* diagnosedTraces(paths: string[], opts: DiagnosedInputOptions, counts: RunCounts): AsyncGenerator<{ trace: Trace; rules: Diagnosis; reused: boolean }> {
   for await (const ev of readTraces(paths, { format: opts.format, groundTruth: opts.groundTruth, onFile: opts.onFile })) {
-    if (ev.type === "file") {
-      counts.files++;
-      counts.skipped_lines += ev.file.skippedLines;
-      counts.skipped_steps += ev.file.skippedSteps;
-      counts.skipped_traces += ev.file.skippedTraces;
-      if (ev.file.role === "refused") counts.refused_files++;
-    } else if (ev.type === "diagnostic") {
-      if (ev.diagnostic.level === "error") counts.errors++;
-      if (ev.diagnostic.level === "warning") counts.warnings++;
-      opts.onDiagnostic?.(ev.diagnostic);
-    } else {
+    if (ev.type !== "trace") countReadEvent(ev, counts, opts);
+    else {
       counts.traces++;
       const reused = opts.reuse?.(ev.trace);
       yield { trace: ev.trace, rules: reused ?? (await diagnoseTrace(ev.trace, opts)), reused: reused !== undefined };
     }
+  }
+}
+
+/** Counts a file summary or a reader diagnostic into `counts` (and passes diagnostics to `onDiagnostic`). */
+export function countReadEvent(ev: Exclude<ReadEvent, { type: "trace" }>, counts: RunCounts, opts: Pick<DiagnosedInputOptions, "onDiagnostic">): void {
+  if (ev.type === "file") {
+    counts.files++;
+    counts.skipped_lines += ev.file.skippedLines;
+    counts.skipped_steps += ev.file.skippedSteps;
+    counts.skipped_traces += ev.file.skippedTraces;
+    if (ev.file.role === "refused") counts.refused_files++;
+  } else {
+    if (ev.diagnostic.level === "error") counts.errors++;
+    if (ev.diagnostic.level === "warning") counts.warnings++;
+    opts.onDiagnostic?.(ev.diagnostic);
   }
 }

@@ -1,7 +1,7 @@
 export { diagnoseTrace, type DiagnoseOptions } from "./diagnose.js";
 export { analyze, type AnalyzeOptions, type AnalyzeResult } from "./analyze.js";
 export { diagnosedTraces, emptyRunCounts, type RunCounts } from "./diagnosed.js";
-export { RunWriter, NoTracesError, type RunWriterOptions, type RunOutputs, type CompletedRun } from "./run-writer.js";
+export { RunWriter, NoTracesError, type RunWriterOptions, type RunOutputs, type CompletedRun, type RunStoredHook } from "./run-writer.js";
 export { OutputDir, OUTPUT_FILES } from "./output-dir.js";
 export {
   replayTrace,
@@ -25,3 +25,4 @@ export {
   type JudgeRunResult,
   type PlannedTrace,
 } from "./judge.js";
+export { pooledTraces, defaultJobs, type PooledTrace, type PoolOptions } from "./pool.js";

@@ -281,6 +281,13 @@ export class ReplayCollector {
   }
 
   add(trace: Trace, findings?: readonly Finding[]): TraceReplay {
+    const r = this.replay(trace, findings);
+    this.replays.push(r);
+    return r;
+  }
+
+  /** The replay of one trace, not kept (a worker of a parallel analysis hands it to the collector that keeps them). */
+  replay(trace: Trace, findings?: readonly Finding[]): TraceReplay {
     let r: TraceReplay;
     try {
       r = replayTrace(trace, this.set, { ...this.opts, ...(findings ? { findings } : {}) });
@@ -301,8 +308,12 @@ export class ReplayCollector {
         errors: [{ source: "replay", message: (e as Error).message }],
       };
     }
-    this.replays.push(r);
     return r;
+  }
+
+  /** Keeps a replay computed elsewhere (a worker of a parallel analysis, with the same guards). */
+  push(r: TraceReplay): void {
+    this.replays.push(r);
   }
 
   summary(): ReplaySummary {

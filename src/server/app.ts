@@ -4,7 +4,7 @@ import { z } from "zod";
 import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, TRACE_SORT_KEYS, type RunFacets, type Store, type TraceQuery, type TraceSortKey } from "../store/index.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import type { UiAssets } from "./assets.js";
-import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
+import { buildComparison, buildOverview, computeRunStats, keepOverview, storedOverview, taxonomyInfo, type RunStats } from "./overview.js";
 import { apiGuard, securityHeaders } from "./security.js";
 
 export interface AppOptions {
@@ -72,7 +72,13 @@ export function createApp(store: Store, opts: AppOptions = {}): Hono {
   app.get("/api/runs/:run/overview", async (c) => {
     const run = runOr404(c.req.param("run"));
     const annotator = annotatorOf(run, c.req.query("annotator"));
-    const overview = await overviews.get(version(run, annotator), async () => buildOverview(run, annotator, await statsOf(run, annotator)));
+    const overview = await overviews.get(version(run, annotator), async () => {
+      const stored = storedOverview(store, run, annotator);
+      if (stored) return stored;
+      const built = buildOverview(run, annotator, await statsOf(run, annotator));
+      keepOverview(store, built);
+      return built;
+    });
     return c.json<Overview>(overview);
   });
 

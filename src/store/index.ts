@@ -1,4 +1,4 @@
-export { Store, DEFAULT_DB, contentHash, runIdFor, runName, type RunInfo, type RunStatus, type TraceRow, type BeginRunOptions, type FinishRunOptions } from "./store.js";
+export { Store, DEFAULT_DB, contentHash, storedTrace, runIdFor, runName, type StoredTrace, type RunInfo, type RunStatus, type TraceRow, type BeginRunOptions, type FinishRunOptions } from "./store.js";
 // Read queries for the API and the CLI: callers go through this index, never store/queries.ts directly.
 export {
   listTraces,
