@@ -8,25 +8,42 @@ import { defineConfig } from "tsup";
  * (`faultline/guards`, while src/guards/index.ts exists) and the CLI that bin/faultline.js falls back to.
  * dist/web/ (the prebuilt dashboard UI) is written by another script and survives a rebuild.
  */
-const publicEntries: Record<string, string> = { index: "src/index.ts", "cli/main": "src/cli/main.ts" };
+const publicEntries: Record<string, string> = { index: "src/index.ts" };
 if (existsSync("src/guards/index.ts")) publicEntries["guards/index"] = "src/guards/index.ts";
 
-export default defineConfig({
-  entry: [
-    "src/**/*.ts",
-    "src/**/*.json",
-    "!src/**/*.test.ts",
-    "!src/**/testing/**",
-    "!src/**/*.tmp.*",
-  ],
+const shared = {
   outDir: "dist",
   format: ["esm"],
   platform: "node",
   target: "node20.10", // the engines floor: import attributes (`with { type: "json" }`) are kept
-  bundle: false,
   splitting: false,
   sourcemap: false,
+} as const;
+
+export default defineConfig([{
+  ...shared,
+  entry: [
+    "src/**/*.ts",
+    "src/**/*.json",
+    "!src/cli/main.ts",
+    "!src/**/*.test.ts",
+    "!src/**/testing/**",
+    "!src/**/*.tmp.*",
+  ],
+  bundle: false,
   loader: { ".json": "copy" },
   dts: { entry: publicEntries },
   clean: ["!web/**"],
-});
+}, {
+  // The CLI as one module with its pure-JavaScript dependencies: Node loads one file instead of a few hundred at
+  // start. The native SQLite binding stays external; CommonJS dependencies get a real `require`.
+  ...shared,
+  entry: { "cli/main": "src/cli/main.ts" },
+  bundle: true,
+  noExternal: [/^(?!better-sqlite3$|esbuild$|playwright-core$)/],
+  banner: { js: 'import { createRequire as __faultlineRequire } from "node:module"; const require = __faultlineRequire(import.meta.url);' },
+  clean: false,
+  esbuildOptions(o) {
+    o.external = [...(o.external ?? []), "better-sqlite3", "esbuild", "playwright-core"]; // native or development-only
+  },
+}]);

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts", "eval/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "bin/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts", "eval/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -5,7 +5,7 @@
  *   npm run bench:accuracy                                    # rules only, offline
  *   npm run bench:accuracy -- --judge --base-url URL --model NAME [--api-key-env VAR] [--concurrency N]
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { accuracyMarkdown, measureAccuracy } from "../eval/accuracy.js";
@@ -29,6 +29,8 @@ if (args.judge && (!args["base-url"] || !args.model)) {
 const report = await measureAccuracy({
   corpus: resolve(here, "../../shared/corpus"),
   devSet: resolve(here, "../eval/dev-set.jsonl"),
+  // the held-out set is scored when present (eval/README.md: it is never used to develop rules)
+  ...(existsSync(resolve(here, "../eval/holdout-set.jsonl")) ? { holdoutSet: resolve(here, "../eval/holdout-set.jsonl") } : {}),
   ...(args.judge
     ? { judge: { baseURL: args["base-url"]!, model: args.model!, apiKeyEnv: args["api-key-env"], concurrency: Number(args.concurrency) || 4, onProgress: (d: number, t: number) => process.stderr.write(`\rjudged ${d}/${t}${d === t ? "\n" : ""}`) } }
     : {}),

@@ -15,10 +15,11 @@ import { RULES_ANNOTATOR } from "../src/detectors/index.js";
 import { readAll } from "../src/formats/index.js";
 import { diagnoseTrace } from "../src/pipeline/index.js";
 import { createApp, startServer } from "../src/server/index.js";
-import { Store } from "../src/store/index.js";
+import { storeOverviews } from "../src/server/overview.js";
+import { SqliteStore, Store } from "../src/store/index.js";
 import { corpus } from "../src/testing/corpus.js";
 import type { Diagnosis, Trace } from "../src/trace/index.js";
-import { machine, mdTable, writeSection } from "./results.js";
+import { machine, mdTable, ratio, writeGoals, writeSection } from "./results.js";
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf("--traces") + 1] ?? "") || 10_000;
@@ -26,6 +27,7 @@ const keep = args.includes("--keep");
 const MODELS = ["model-a", "model-b", "model-c", "model-d", "model-e"];
 const CHROMIUM = process.env.FAULTLINE_CHROMIUM ?? "/usr/bin/chromium";
 // page.evaluate callbacks run in the browser; this file is type-checked for Node, so the page's global is declared here.
+// biome-ignore lint/suspicious/noExplicitAny: the browser's document, declared for a Node-typed file
 declare const document: any;
 
 /** A small deterministic PRNG (mulberry32), so two runs of the benchmark build the same store. */
@@ -50,7 +52,8 @@ const withFindings = diagnosed.filter((d) => d.diagnosis.findings.length > 0);
 const without = diagnosed.filter((d) => d.diagnosis.findings.length === 0);
 
 const store = new Store(db);
-function generateRun(name: string, seed: number): string {
+async function generateRun(name: string, seed: number): Promise<string> {
+  const all: Diagnosis[] = [];
   const rand = prng(seed);
   const runId = store.beginRun([`bench:${name}:${N}`], RULES_ANNOTATOR, "mast-v3");
   let batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
@@ -66,6 +69,7 @@ function generateRun(name: string, seed: number): string {
       trace: { ...src.trace, id, model, source: { ...src.trace.source, index: i } },
       diagnosis: { ...src.diagnosis, trace_id: id, model, source: { ...src.diagnosis.source, index: i } },
     });
+    all.push(batch.at(-1)!.diagnosis);
     if (batch.length === 500) {
       store.saveBatch(runId, batch);
       batch = [];
@@ -73,10 +77,12 @@ function generateRun(name: string, seed: number): string {
   }
   store.saveBatch(runId, batch);
   store.finishRun(runId, { traces: N, annotated: N });
+  // as `analyze` does when it writes a run: the dashboard's statistics are computed now, not on first view
+  await storeOverviews(new SqliteStore(store), runId, all);
   return runId;
 }
-const runA = generateRun("a", 1);
-const runB = generateRun("b", 2);
+const runA = await generateRun("a", 1);
+const runB = await generateRun("b", 2);
 const buildSeconds = (performance.now() - t0) / 1000;
 const dbMB = statSync(db).size / 2 ** 20;
 
@@ -92,7 +98,7 @@ const endpoints: [string, string][] = [
   ["traces, page 1", `/api/runs/${runA}/traces?limit=50`],
   ["traces, mode 1.3", `/api/runs/${runA}/traces?limit=50&mode=1.3`],
   ["traces, model + failed, by steps desc, page 11", `/api/runs/${runA}/traces?limit=50&model=model-c&outcome=failure&sort=steps&dir=desc&offset=500`],
-  ["traces, text search (scans trace JSON)", `/api/runs/${runA}/traces?limit=50&q=reservation`],
+  ["traces, text search (FTS5 word index)", `/api/runs/${runA}/traces?limit=50&q=reservation`],
   ["trace detail (largest trace)", `/api/trace?id=${encodeURIComponent(largest.trace_id)}&run=${runA}`],
   ["compare two runs", `/api/compare?a=${runA}&b=${runB}`],
 ];
@@ -112,6 +118,7 @@ async function timeRequest(fetcher: (path: string) => Promise<Response>, path: s
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const REPEAT = 7;
 const apiRows: (string | number)[][] = [];
+const goalTimes = new Map<string, { cold: number; warm: number }>();
 const server = await startServer(store, { port: 0 });
 for (const [label, path] of endpoints) {
   // The first call is cold (the overview and compare are cached per run after it).
@@ -120,8 +127,33 @@ for (const [label, path] of endpoints) {
   for (let r = 0; r < REPEAT; r++) warm.push((await timeRequest((p) => Promise.resolve(app.request(p)), path)).ms);
   const http: number[] = [];
   for (let r = 0; r < REPEAT; r++) http.push((await timeRequest((p) => fetch(`${server.url}${p}`), path)).ms);
+  goalTimes.set(label, { cold: cold.ms, warm: median(warm) });
   apiRows.push([label, cold.ms.toFixed(1), median(warm).toFixed(1), median(http).toFixed(1), (cold.bytes / 1024).toFixed(0)]);
   console.log(label, cold.ms.toFixed(1), median(warm).toFixed(1), median(http).toFixed(1));
+}
+
+{
+  const ov = goalTimes.get("overview (statistics of 10 000 traces)")!;
+  const search = goalTimes.get("traces, text search (FTS5 word index)")!;
+  const page = goalTimes.get("traces, page 1")!;
+  writeGoals("dashboard", [
+    {
+      what: `dashboard, ${N.toLocaleString("en-US")}-trace run: overview, cold (first request)`,
+      now: `${ov.cold.toFixed(0)} ms`,
+      ceiling: `same request warm ${ov.warm.toFixed(0)} ms; goal 500 ms`,
+      ratio: `${ratio(ov.cold / 500)} of the goal`,
+      goal: "< 0.5 s",
+      holds: ov.cold < 500,
+    },
+    {
+      what: `dashboard, ${N.toLocaleString("en-US")}-trace run: text search (warm median)`,
+      now: `${search.warm.toFixed(0)} ms`,
+      ceiling: `the same page without search ${page.warm.toFixed(0)} ms; goal 300 ms`,
+      ratio: `${ratio(search.warm / 300)} of the goal`,
+      goal: "< 0.3 s",
+      holds: search.warm < 300,
+    },
+  ]);
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -173,7 +205,7 @@ const text = [
   `${machine()}, load average ${loadavg()[0]!.toFixed(1)} at the end (the machine is shared); ${new Date().toISOString().slice(0, 10)}. A generated store: ${N.toLocaleString("en")} traces per run, two runs (${dbMB.toFixed(0)} MB SQLite, built in ${buildSeconds.toFixed(1)} s)`,
   `from the ${originals.length} tau-bench and Who&When corpus traces, copied under new ids into ${MODELS.length} models. The largest trace has ${steps.steps} steps.`,
   "",
-  `API: cold = first call in-process (\`app.request\`; the overview and compare are computed then and cached per run); warm = median of ${REPEAT}`,
+  `API: cold = first call in-process (\`app.request\`; the overview is read from the aggregates stored when the run was written, compare is computed then and cached per run); warm = median of ${REPEAT}`,
   "in-process calls; HTTP = median over a real socket to the server on 127.0.0.1.",
   "",
   mdTable(["request", "cold ms", "warm ms", "HTTP ms", "response KiB"], apiRows),

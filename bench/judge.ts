@@ -5,7 +5,8 @@
  *    the official MAST annotator's single prompt for the same trace (its fixed instructions + the trace + the
  *    definitions and few-shot examples from ../shared/corpus/mast), and how much of each trace each one covers. The
  *    official code head-truncates the trace to 1,048,570 − len(examples) characters and has no chunking; faultline
- *    clips fields over 6,000 characters in the middle and otherwise shows every step in some window.
+ *    shows every character of every step in some window (a step larger than a window in parts); with
+ *    `--max-field-chars` fields over the limit lose their middle (the *fields ≤ 50k* columns).
  * 2. Throughput and busy fraction of the concurrency pool against the local mock server with 1 s latency per request.
  *
  * Nothing here calls a real provider. Token counts are faultline's estimator (render.ts), the same for both sides.
@@ -13,11 +14,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readTraces } from "../src/formats/index.js";
-import { judgeTraces, OpenAIChatModel, planJudgement, Pool, renderTrace, estimateTokens, type ChatModel } from "../src/judge/index.js";
+import { judgeTraces, OpenAIChatModel, planCoverage, planJudgement, Pool, renderTrace, estimateTokens, type ChatModel } from "../src/judge/index.js";
 import { startMockOpenAI } from "../src/judge/testing/mock-openai-server.js";
 import { CORPUS, corpus } from "../src/testing/corpus.js";
 import type { Trace } from "../src/trace/index.js";
-import { machine, mdTable, writeSection } from "./results.js";
+import { machine, mdTable, ratio, writeGoals, writeSection } from "./results.js";
 
 const started = performance.now();
 
@@ -48,7 +49,7 @@ const planModel: ChatModel = {
   complete: () => Promise.reject(new Error("the bench plans only")),
 };
 
-/** A larger field limit (`--max-field-chars`), to show what the default clipping trades for tokens. */
+/** A field limit (`--max-field-chars`, the default before fields were split across windows), to show what clipping trades for tokens. */
 const WIDE_FIELDS = 50_000;
 
 interface Row {
@@ -66,11 +67,8 @@ interface Row {
   officialOverflow: boolean;
 }
 
-/** Share of the trace's characters shown: all but clipped field middles and the middles of steps larger than a window. */
-function coverage(plan: ReturnType<typeof planJudgement>, chars: number): number {
-  const lost = plan.elisions.chars + plan.forcedCuts.filter((c) => c.kind === "step-clipped").reduce((n, c) => n + (c.chars ?? 0), 0);
-  return Math.max(0, 1 - lost / chars);
-}
+/** Share of the trace's step content some call shows (planCoverage: what `judge --dry-run --json` reports per trace). */
+const coverage = (plan: ReturnType<typeof planJudgement>): number => planCoverage(plan).share;
 
 const rows: Row[] = [];
 for await (const ev of readTraces(CORPUS)) {
@@ -91,10 +89,10 @@ for await (const ev of readTraces(CORPUS)) {
     chars: fullText.length,
     ours: plan.inputTokensEstimate,
     calls: plan.calls.length,
-    oursCoverage: coverage(plan, fullText.length),
+    oursCoverage: coverage(plan),
     wide: wide.inputTokensEstimate,
     wideCalls: wide.calls.length,
-    wideCoverage: coverage(wide, fullText.length),
+    wideCoverage: coverage(wide),
     official,
     officialCoverage: kept / fullText.length,
     officialOverflow: official > OFFICIAL_CONTEXT,
@@ -155,6 +153,31 @@ const sizeTable = mdTable(
   [...folders.map((f) => summaryRow(f, rows.filter((r) => r.folder === f))), summaryRow("**all**", rows)],
 );
 const sizeSeconds = (performance.now() - started) / 1000;
+{
+  const chars = sum(rows.map((r) => r.chars));
+  const shown = sum(rows.map((r) => r.chars * r.oursCoverage));
+  const worst = Math.min(...rows.map((r) => r.oursCoverage));
+  const tokens = sum(rows.map((r) => r.ours)) / sum(rows.map((r) => r.official));
+  const perTrace = median(rows.map((r) => r.ours / r.official));
+  writeGoals("judge", [
+    {
+      what: `judge: share of the trace's text the model is shown (${rows.length} traces)`,
+      now: `${pct(shown / chars)} of characters, worst trace ${pct(worst)}`,
+      ceiling: "every character (100 %)",
+      ratio: ratio(shown / chars, 3),
+      goal: "100 %, elisions reported in the dry-run JSON",
+      holds: shown >= chars && worst >= 1,
+    },
+    {
+      what: "judge input tokens vs the official MAST annotator prompt",
+      now: `Σ ${k(sum(rows.map((r) => r.ours)))} tokens; per trace median ${ratio(perTrace)}`,
+      ceiling: `official Σ ${k(sum(rows.map((r) => r.official)))} tokens`,
+      ratio: ratio(tokens),
+      goal: "≤ 0.4× while covering 100 %",
+      holds: tokens <= 0.4 && shown >= chars,
+    },
+  ]);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. Throughput and pool busy fraction against the mock server (1 s per request)
@@ -204,7 +227,7 @@ const text = [
   `\`definitions.txt\` and \`examples.txt\` (${officialOverheadTokens.toLocaleString("en-US")} tokens before any trace). "The trace" is every step as faultline`,
   "renders it with nothing clipped (raw JSON or log text is longer, so the official column is a lower bound). Tokens are",
   "faultline's estimate for both. *Covered*: share of the trace's characters the model is shown, weighted by size, and the",
-  "worst trace (faultline loses only the middles of fields over the field limit and of single steps larger than a window,",
+  "worst trace (by default faultline shows every character, a step larger than a window in parts across windows; with a field limit it loses the middles of longer fields,",
   "each marked in the prompt and counted in the result; the official prompt silently loses the tail past its limit).",
   `*Prompt > ${OFFICIAL_CONTEXT / 1000}k*: traces whose official prompt exceeds the context of o1 / o4-mini, which the official code does not handle.`,
   "",

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
 
@@ -41,3 +41,31 @@ export function plainParse(path: string, format: string): boolean {
   return true;
 }
 
+
+/** One row of the goals table: a figure next to its ceiling measured in the same run. */
+export interface GoalRow {
+  what: string;
+  /** The figure as printed, e.g. `4.8 MB/s`. */
+  now: string;
+  /** What it is measured against in the same run, e.g. `JSON.parse 117 MB/s`. */
+  ceiling: string;
+  /** now ÷ ceiling (or the absolute figure where the goal is absolute), as printed. */
+  ratio: string;
+  goal: string;
+  /** null: not measured in this run. */
+  holds: boolean | null;
+}
+
+export const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
+
+/** Writes bench/results/goals-<part>.json, the rows `bench/run.ts` assembles into the goals table. */
+export function writeGoals(part: string, rows: GoalRow[]): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(`${RESULTS_DIR}goals-${part}.json`, `${JSON.stringify({ part, at: new Date().toISOString(), machine: machine(), load: os.loadavg()[0]!.toFixed(2), rows }, null, 1)}\n`);
+}
+
+export const ratio = (x: number, digits = 2) => `${x.toFixed(digits)}×`;
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};

@@ -1,19 +1,18 @@
 #!/usr/bin/env node
-// Runs the CLI from the TypeScript sources in a checkout (always current), or from the built package.
-import { existsSync } from "node:fs";
+// Runs the built CLI (dist/) when it is present and current, else the TypeScript sources through tsx (a checkout
+// being edited); see bin/entry.js. FAULTLINE_DEV=1 forces the sources.
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
+import { chooseEntry } from "./entry.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const src = join(root, "src", "cli", "main.ts");
-let entry = join(root, "dist", "cli", "main.js");
-if (existsSync(src)) {
+let { entry, via } = process.env.FAULTLINE_DEV === "1" ? { entry: join(root, "src", "cli", "main.ts"), via: "src" } : chooseEntry(root);
+if (via === "src") {
   try {
     const { register } = await import("tsx/esm/api");
     register();
-    entry = src;
   } catch {
-    /* tsx not installed: fall back to the build */
+    entry = join(root, "dist", "cli", "main.js"); // tsx not installed: the build, however old
   }
 }
 const { main } = await import(pathToFileURL(entry).href);

@@ -17,6 +17,8 @@ import { loadDevSet, type DevRun } from "./dev-set.js";
 export interface AccuracyOptions {
   corpus: string;
   devSet: string;
+  /** A second set labelled the same way and never used to develop rules (eval/holdout-set.jsonl); scored alone. */
+  holdoutSet?: string;
   judge?: { baseURL: string; model: string; apiKeyEnv?: string; concurrency?: number; onProgress?: (done: number, total: number) => void };
 }
 
@@ -28,23 +30,26 @@ export interface SourceTally {
   findings: Record<string, number>;
 }
 
+/** How the rules agree with one labelled set (the dev set, or the held-out set). */
+export interface LabelledSetScore {
+  runs: number;
+  sources: Record<string, number>;
+  /** Adjudicated positives per mode (measured or not). */
+  positives: Record<string, number>;
+  failed: number;
+  failedNone: number;
+  rules: AgreementReport;
+  passes: AgreementReport;
+}
+
 export interface AccuracyReport {
   annotator: string;
   seconds: number;
   corpusTraces: number;
   readerErrors: number;
-  dev: {
-    runs: number;
-    sources: Record<string, number>;
-    /** Adjudicated positives per mode (measured or not). */
-    positives: Record<string, number>;
-    failed: number;
-    failedNone: number;
-    rules: AgreementReport;
-    passes: AgreementReport;
-    judge: AgreementReport | null;
-    judgeName: string | null;
-  };
+  dev: LabelledSetScore & { judge: AgreementReport | null; judgeName: string | null };
+  /** The held-out set, rules only (absent when no held-out file is given). */
+  holdout: LabelledSetScore | null;
   /** One row per dataset with labels: [reference, traces, faultline (rules), published baselines]. */
   datasets: { reference: string; traces: number; result: string; baseline: string; report: AgreementReport; cited?: { cited: number; total: number } }[];
   sources: Record<string, SourceTally>;
@@ -74,9 +79,12 @@ async function rowsOf(ds: Diagnosis[]): Promise<LabelRow[]> {
 export async function measureAccuracy(opts: AccuracyOptions): Promise<AccuracyReport> {
   const CORPUS = opts.corpus.replace(/\/$/, "");
   const dev = loadDevSet(opts.devSet);
+  const holdout = opts.holdoutSet ? loadDevSet(opts.holdoutSet) : [];
+  const overlap = holdout.filter((h) => dev.some((d) => d.trace_id === h.trace_id));
+  if (overlap.length) throw new Error(`${opts.holdoutSet}: ${overlap.map((r) => r.id).join(", ")} also in ${opts.devSet}; a held-out run must not be in the dev set`);
   // dev runs are matched by corpus file and position (an id's "#n" suffix depends on what else was read)
   const devKey = (file: string, index: number) => `${file}#${index}`;
-  const devByKey = new Map(dev.map((r) => [devKey(r.file, r.index), r]));
+  const devByKey = new Map([...dev, ...holdout].map((r) => [devKey(r.file, r.index), r]));
   const devTraces = new Map<string, { trace: Trace; rules: Diagnosis }>();
   const predicted = new Map<string, Diagnosis>();
   const goldRefs: Record<string, LabelRow[]> = { "who_and_when:algorithm-generated": [], "who_and_when:hand-crafted": [], agentrx: [], "mast-data": [] };
@@ -109,16 +117,10 @@ export async function measureAccuracy(opts: AccuracyOptions): Promise<AccuracyRe
   }
   const seconds = (Date.now() - t0) / 1000;
 
-  const missing = dev.filter((r) => !devTraces.has(r.trace_id));
-  if (missing.length) throw new Error(`dev-set runs not found in ${CORPUS}: ${missing.map((r) => `${r.id} ${r.trace_id}`).join(", ")}`);
-  const refRows = (pick: (r: DevRun) => DevRun["labels"], decisive: (r: DevRun) => { step: number; agent: string | null } | null): LabelRow[] =>
-    dev.map((r, i) => {
-      const d = decisive(r);
-      return { trace_id: r.trace_id, fields: { source: r.corpus_source }, success: r.outcome, modes: pick(r), ...(d ? { attribution: { agent: d.agent, step: d.step } } : {}), origin: { file: opts.devSet, line: i + 1, format: "trace-gold" as const } };
-    });
-  const reference = refRows((r) => r.labels, (r) => r.decisive);
-  const rulesReport = evaluateAgreement(reference, await rowsOf(dev.map((r) => devTraces.get(r.trace_id)!.rules)));
-  const passes = evaluateAgreement(refRows((r) => r.passes.A, (r) => r.passes_decisive.A), refRows((r) => r.passes.B, (r) => r.passes_decisive.B));
+  const missing = [...dev, ...holdout].filter((r) => !devTraces.has(r.trace_id));
+  if (missing.length) throw new Error(`labelled runs not found in ${CORPUS}: ${missing.map((r) => `${r.id} ${r.trace_id}`).join(", ")}`);
+  const devScore = await scoreLabelled(dev, opts.devSet, devTraces);
+  const reference = labelRows(dev, opts.devSet, (r) => r.labels, (r) => r.decisive);
   let judgeReport: AgreementReport | null = null;
   let judgeName: string | null = null;
   if (opts.judge) {
@@ -126,9 +128,6 @@ export async function measureAccuracy(opts: AccuracyOptions): Promise<AccuracyRe
     judgeName = annotator;
     judgeReport = evaluateAgreement(reference, await rowsOf(judged));
   }
-  const failedDev = dev.filter((r) => r.outcome === false);
-  const failedNone = failedDev.filter((r) => Object.values(devTraces.get(r.trace_id)!.rules.modes ?? {}).every((v) => v !== 1)).length;
-
   const datasets: AccuracyReport["datasets"] = [];
   const predictedRows = await rowsOf([...predicted.values()]);
   for (const [key, refs] of Object.entries(goldRefs)) {
@@ -151,18 +150,36 @@ export async function measureAccuracy(opts: AccuracyOptions): Promise<AccuracyRe
     const extra = cited ? `; annotated failure steps cited by a finding ${cited.cited}/${cited.total} (${pct(cited.total ? cited.cited / cited.total : null)})` : "";
     datasets.push({ reference: key, traces: refs.length, result: attributionLine(report) + extra, baseline: BASELINES[key] ?? "", report, ...(cited ? { cited } : {}) });
   }
-  const sources: Record<string, number> = {};
-  for (const r of dev) sources[r.corpus_source] = (sources[r.corpus_source] ?? 0) + 1;
-  const positives: Record<string, number> = Object.fromEntries(mast.codes.map((c) => [c, dev.filter((r) => r.labels[c] === 1).length]));
   return {
     annotator: devTraces.get(dev[0]!.trace_id)!.rules.annotator,
     seconds,
     corpusTraces: counts.traces,
     readerErrors: counts.errors,
-    dev: { runs: dev.length, sources, positives, failed: failedDev.length, failedNone, rules: rulesReport, passes, judge: judgeReport, judgeName },
+    dev: { ...devScore, judge: judgeReport, judgeName },
+    holdout: holdout.length ? await scoreLabelled(holdout, opts.holdoutSet!, devTraces) : null,
     datasets,
     sources: bySource,
   };
+}
+
+/** A labelled set as reference rows (its adjudicated labels, or one pass's), with the decisive step as attribution. */
+function labelRows(set: DevRun[], path: string, pick: (r: DevRun) => DevRun["labels"], decisive: (r: DevRun) => { step: number; agent: string | null } | null): LabelRow[] {
+  return set.map((r, i) => {
+    const d = decisive(r);
+    return { trace_id: r.trace_id, fields: { source: r.corpus_source }, success: r.outcome, modes: pick(r), ...(d ? { attribution: { agent: d.agent, step: d.step } } : {}), origin: { file: path, line: i + 1, format: "trace-gold" as const } };
+  });
+}
+
+/** The rules' agreement with one labelled set, the ceiling (the two passes' agreement), and its empty-vector count. */
+async function scoreLabelled(set: DevRun[], path: string, traces: Map<string, { trace: Trace; rules: Diagnosis }>): Promise<LabelledSetScore> {
+  const rules = evaluateAgreement(labelRows(set, path, (r) => r.labels, (r) => r.decisive), await rowsOf(set.map((r) => traces.get(r.trace_id)!.rules)));
+  const passes = evaluateAgreement(labelRows(set, path, (r) => r.passes.A, (r) => r.passes_decisive.A), labelRows(set, path, (r) => r.passes.B, (r) => r.passes_decisive.B));
+  const failed = set.filter((r) => r.outcome === false);
+  const failedNone = failed.filter((r) => Object.values(traces.get(r.trace_id)!.rules.modes ?? {}).every((v) => v !== 1)).length;
+  const sources: Record<string, number> = {};
+  for (const r of set) sources[r.corpus_source] = (sources[r.corpus_source] ?? 0) + 1;
+  const positives: Record<string, number> = Object.fromEntries(mast.codes.map((c) => [c, set.filter((r) => r.labels[c] === 1).length]));
+  return { runs: set.length, sources, positives, failed: failed.length, failedNone, rules, passes };
 }
 
 async function judgeDevSet(dev: DevRun[], devTraces: Map<string, { trace: Trace; rules: Diagnosis }>, j: NonNullable<AccuracyOptions["judge"]>): Promise<{ judged: Diagnosis[]; annotator: string }> {
@@ -209,6 +226,25 @@ export function strictMicro(report: AgreementReport, positives: Record<string, n
   return { precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null, f1: 2 * tp + fp + fn ? (2 * tp) / (2 * tp + fp + fn) : null };
 }
 
+/** Section 1b: the held-out set, scored exactly like the dev set (rules only). */
+function holdoutSection(h: LabelledSetScore, mdTable: (h: string[], rows: (string | number)[][]) => string): string {
+  const strict = strictMicro(h.rules, h.positives);
+  return `
+## 1b. Held-out set: runs no rule was developed on
+
+${h.runs} runs from ${Object.keys(h.sources).length} corpus sources (${Object.entries(h.sources).map(([s, n]) => `${s} ${n}`).join(", ")}), ${h.failed} failed, drawn and
+labelled exactly like the dev set (eval/holdout-set.jsonl, eval/README.md "The held-out set") and never used to write
+or tune a rule: the figure to expect on runs the rules have not seen.
+
+${modeTable(h.rules, h.passes, null, h.positives, mdTable)}
+
+- Strict micro (unmeasured modes' positives counted as misses): precision ${f2(strict.precision)}, recall ${f2(strict.recall)}, F1 ${f2(strict.f1)}.
+- Failed held-out runs with no mode: ${h.failedNone}/${h.failed} (${pct(h.failed ? h.failedNone / h.failed : null)}).
+- Decisive step vs the adjudicated one: ${attributionLine(h.rules)}.
+- Between the two annotation passes: micro-F1 ${f2(h.passes.micro.f1)}, κ ${f2(h.passes.micro.kappa)}.
+`;
+}
+
 /** The report as Markdown (bench/results/accuracy.md). */
 export function accuracyMarkdown(r: AccuracyReport, machine: string, mdTable: (h: string[], rows: (string | number)[][]) => string): string {
   const dev = r.dev;
@@ -235,7 +271,7 @@ ${modeTable(dev.rules, dev.passes, dev.judge, dev.positives, mdTable)}
 - Failed dev-set runs with no mode: ${dev.failedNone}/${dev.failed} (${pct(dev.failed ? dev.failedNone / dev.failed : null)}).
 - Decisive step vs the adjudicated one: ${attributionLine(dev.rules)}.
 - Between the two annotation passes: micro-F1 ${f2(dev.passes.micro.f1)}, κ ${f2(dev.passes.micro.kappa)}; decisive ${attributionLine(dev.passes)}.
-${dev.judge ? `- Judge: micro-F1 ${f2(dev.judge.micro.f1)}, κ ${f2(dev.judge.micro.kappa)}; decisive ${attributionLine(dev.judge)}.\n` : ""}
+${dev.judge ? `- Judge: micro-F1 ${f2(dev.judge.micro.f1)}, κ ${f2(dev.judge.micro.kappa)}; decisive ${attributionLine(dev.judge)}.\n` : ""}${r.holdout ? holdoutSection(r.holdout, mdTable) : ""}
 ## 2. Datasets' own labels
 
 Every labelled trace of the corpus, rules only (no LLM). Attribution = the record's decisive step and agent.

@@ -90,7 +90,6 @@ const INSTRUCTIONS = "# SRE incident diagnosis\nInvestigate the alerts in /data/
 class Rollout {
   lines: string[] = [];
   private t = Date.parse("2026-01-15T14:00:00.000Z");
-  private calls = 0;
   constructor(readonly id: string, readonly model: string) {
     this.push("session_meta", { id, timestamp: this.ts(), cwd: "/workspace", originator: "codex_exec", cli_version: "0.80.0", instructions: INSTRUCTIONS, source: "exec", model_provider: "litellm" });
     this.user(`# AGENTS.md instructions for /workspace\n\n<INSTRUCTIONS>\n${INSTRUCTIONS}</INSTRUCTIONS>`);
@@ -121,7 +120,6 @@ class Rollout {
   private call(name: string, args: unknown, output: string) {
     this.turn();
     const call_id = `tool_${name.replace(/\W/g, "_")}_${hex(8)}`;
-    this.calls++;
     this.push("response_item", { type: "function_call", name, arguments: JSON.stringify(args), call_id });
     this.push("response_item", { type: "function_call_output", call_id, output });
   }
@@ -165,7 +163,7 @@ function investigate(r: Rollout, depth: number) {
   for (const [tool, args, out] of extra.slice(0, depth)) r.mcp(tool, args, out);
 }
 
-function itbenchRun(model: string, trial: number, scenario: string) {
+function itbenchRun(model: string, _trial: number, scenario: string) {
   const id = uuid();
   const r = new Rollout(id, model);
   r.user("Begin investigation");
@@ -365,7 +363,7 @@ function chatRecord(id: string, model: string, scenario: string) {
       tr(tc("get_reservation", { id: "ABC123" }), '{"flight": "UA100", "time": "09:00", "seat": "12A"}');
       tr(tc("update_reservation", { id: "ABC123", flight: "UA180" }), "Error: fare class not available on UA180");
       msgs.push({ role: "assistant", content: "Done — your booking has been updated and verified: you are on UA180 at 18:00." });
-      modes = ["3.3"];
+      modes = ["2.6", "3.3"]; // an update reported although it failed (2.6), declared verified (3.3)
       success = false;
       break;
     }

@@ -56,7 +56,7 @@ export function onNavigate(l: Listener): void {
     const a = (e.target as Element | null)?.closest?.("a[data-nav]");
     if (!(a instanceof HTMLAnchorElement)) return;
     const href = a.getAttribute("href");
-    if (!href || !href.startsWith("/")) return;
+    if (!href?.startsWith("/")) return;
     e.preventDefault();
     go(href);
   });

@@ -1,10 +1,8 @@
-import { readdir, readFile, stat } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { extname } from "node:path";
+import { madTraceId, parseJsonLenient, readText, textInput } from "../formats/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import { DiagnosisSchema, GoldLabelsSchema, outcomeIndependent, type Diagnosis, type Finding, type GoldLabels, type Trace } from "../trace/index.js";
 import type { Attribution, LabelDiagnostic, LabelFormat, LabelRow, ModeValue } from "./types.js";
-import { madTraceId } from "../formats/common/mad-id.js";
-import { parseJsonLenient } from "../formats/io/lenient.js";
 
 /*
  * Loaders that turn label files into LabelRows, so faultline's own findings and published label sets go through the
@@ -136,7 +134,7 @@ function splitJsonArray(text: string): { text: string; line: number }[] | undefi
   const out: { text: string; line: number }[] = [];
   let depth = 0;
   let inString = false;
-  let escape = false;
+  let escaped = false;
   let elemStart = -1;
   let elemLine = line;
   const flush = (end: number) => {
@@ -147,8 +145,8 @@ function splitJsonArray(text: string): { text: string; line: number }[] | undefi
     const ch = text[i]!;
     if (ch === "\n") line++;
     if (inString) {
-      if (escape) escape = false;
-      else if (ch === "\\") escape = true;
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
       else if (ch === '"') inString = false;
       continue;
     }
@@ -570,20 +568,13 @@ export function labelsFromText(text: string, file: string, opts: LabelOptions = 
  * whole text is held once; a caller can stream records into labelsFromRecords instead.
  */
 export async function loadLabels(path: string, opts: LabelOptions = {}): Promise<LabelLoad> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (e) {
-    return { format: null, rows: [], records: 0, skipped: 0, diagnostics: [{ level: "error", file: path, message: (e as Error).message, skipped: "file" }] };
-  }
-  if (!info.isDirectory()) return labelsFromText(await readFile(path, "utf8"), path, opts);
-  const files = (await readdir(path, { recursive: true }))
-    .filter((f) => /\.(csv|json|jsonl)$/i.test(f))
-    .sort()
-    .map((f) => join(path, f));
+  const input = await textInput(path, /\.(csv|json|jsonl)$/i);
+  if ("error" in input) return { format: null, rows: [], records: 0, skipped: 0, diagnostics: [{ level: "error", file: path, message: input.error, skipped: "file" }] };
+  if (!input.folder) return labelsFromText(await readText(path), path, opts);
+  const { files } = input;
   const merged: LabelLoad = { format: null, rows: [], diagnostics: [], records: 0, skipped: 0 };
   for (const f of files) {
-    const one = labelsFromText(await readFile(f, "utf8"), f, opts);
+    const one = labelsFromText(await readText(f), f, opts);
     if (merged.format !== null && one.format !== null && one.format !== merged.format)
       one.diagnostics.push({ level: "warning", file: f, message: `format ${one.format} differs from ${merged.format} of earlier files` });
     merged.format ??= one.format;

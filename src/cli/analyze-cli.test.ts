@@ -159,3 +159,27 @@ describe("ITBench outcomes that cannot be scored say why in the terminal", () =>
     expect(outcomeNotes([itb("fine", { success: true, score: 1, details: {} })])).toEqual([]);
   });
 });
+
+describe("nothing dropped silently", () => {
+  it("a step a reader skipped is counted in summary.json and in the terminal, Markdown and HTML footers", () => {
+    const dir = mkdtempSync(join(tmpdir(), "faultline-skipped-"));
+    mkdirSync(join(dir, "runs"));
+    // a Codex rollout whose fourth line is a step of no type: the reader drops that step and keeps the trace
+    const line = (type: string, payload: unknown) => JSON.stringify({ timestamp: "2026-02-01T10:00:00.000Z", type, payload });
+    writeFileSync(
+      join(dir, "runs", "rollout-2026-02-01T10-00-00-0199aaaa-bbbb-7ccc-8ddd-00000000000a.jsonl"),
+      [
+        line("session_meta", { id: "0199aaaa-bbbb-7ccc-8ddd-00000000000a", originator: "codex_exec" }),
+        line("response_item", { type: "message", role: "user", content: [{ type: "input_text", text: "Begin" }] }),
+        line("turn_context", { model: "gpt-5" }),
+        line("response_item", { type: 0, name: "shell", arguments: '{"command":["ls"]}', call_id: "c1" }),
+        line("response_item", { type: "message", role: "assistant", content: [{ type: "output_text", text: "done" }] }),
+      ].join("\n") + "\n",
+    );
+    const r = faultline(dir, "analyze", "runs", "--out", "out", "--db", "store.db");
+    expect(r.stdout).toContain("0 skipped lines/records, 1 skipped steps, 0 skipped traces");
+    expect(JSON.parse(readFileSync(join(dir, "out", "summary.json"), "utf8")).counts).toMatchObject({ traces: 1, skipped_steps: 1 });
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8")).toContain("Left out while reading: 0 skipped lines/records, 1 skipped steps, 0 skipped traces");
+    expect(readFileSync(join(dir, "out", "report.html"), "utf8")).toMatch(/<footer><p data-skipped>Left out while reading: 0 skipped lines\/records, 1 skipped steps, 0 skipped traces/);
+  });
+});

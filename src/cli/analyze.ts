@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import cliProgress from "cli-progress";
-import { analyze, NoTracesError } from "../pipeline/index.js";
+import { analyze, defaultJobs, NoTracesError, ReplayCollector } from "../pipeline/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
+import { storeOverviews } from "../server/index.js";
 import { DEFAULT_DB, defaultDb } from "../store/index.js";
-import { GUARD_PRESETS } from "../guards/config.js";
-import { ReplayCollector } from "../guards/replay.js";
+import { GUARD_PRESETS } from "../guards/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
 import { EXIT, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
 import { addJudgeOptions, runJudge, type JudgeCliOptions } from "./judge.js";
@@ -24,6 +24,16 @@ interface AnalyzeCliOptions extends Omit<JudgeCliOptions, "out" | "db"> {
   guards: string;
   /** Delete the store's earlier runs of the same inputs once this one is complete. */
   replace?: boolean;
+  resume?: boolean;
+  /** Worker threads (default: the number of cores). */
+  jobs?: string;
+}
+
+function jobsOf(v: string | undefined): number {
+  if (v === undefined) return defaultJobs();
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--jobs must be a whole number of at least 1, got "${v}"`);
+  return n;
 }
 
 function ratio(name: string, v: string | undefined, fallback: number): number {
@@ -43,6 +53,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
     return runJudge(paths, opts, { combine: true, itbenchRule });
   }
   if (opts.baseUrl || opts.model) throw new UsageError("--base-url and --model configure the LLM judge: add --judge to run it");
+  const jobs = jobsOf(opts.jobs);
   try {
     // a bad preset name or config file is a usage error, found before anything is read or written
     new ReplayCollector(opts.guards);
@@ -62,11 +73,14 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
       analyze(paths, {
         out: opts.out,
         db: opts.db,
+        onRunStored: storeOverviews,
         format: opts.format,
         groundTruth: opts.groundTruth,
         itbenchRule,
         guards: opts.guards,
         replace: opts.replace,
+        resume: opts.resume,
+        jobs,
         signal,
         onFile: (path, i, total) => {
           if (!bar) return;
@@ -102,6 +116,7 @@ export async function runAnalyze(paths: string[], opts: AnalyzeCliOptions): Prom
     );
     for (const l of outcomeNotes(result.diagnoses)) console.log(l);
     printProblems(problems);
+    if (result.reused) console.log(`\nResumed run ${result.runId}: ${result.reused} of ${c.traces} traces were already stored unchanged and kept their diagnosis.`);
     printRunFooter(c, { findings: outputs.findings, summary: outputs.summary, runId: result.runId, db: opts.db, reports: outputs.reports, status: result.status, replaced: result.replaced });
   }
   if (result.status === "incomplete") return EXIT.interrupted;
@@ -116,12 +131,14 @@ export function register(program: Command, run: (p: Promise<number>) => void): v
     .option("-o, --out <dir>", "where findings.jsonl, summary.json and the reports (report.html, report.md, CSVs) go", "faultline-out")
     .option("--db <file|url>", "SQLite store; every analysis is a new run, named <first input>-<YYYYMMDD-HHMMSS> (a SQLite file or a postgres:// URL; default: $FAULTLINE_DB, else " + DEFAULT_DB + ")", defaultDb())
     .option("--replace", "once this run is complete, delete the store's earlier runs of the same inputs (default: keep them, e.g. for `faultline diff`)")
+    .option("--resume", "continue the latest run of the same inputs if it is incomplete (interrupted): traces it stored unchanged are not diagnosed again")
     .option("--json", "print the summary as JSON instead of a table")
     .option("--format <id>", "skip detection and read every file with this format")
     .option("--ground-truth <file>", "ITBench ground-truth YAML (or folder) for rollouts that have none beside them")
     .option("--success-recall <r>", "ITBench: root-cause recall at or above which a run is a success", "1")
     .option("--failure-recall <r>", "ITBench: recall at or below which a run is a failure (between: partial, unknown)", "0")
     .option("-q, --quiet", "no progress bar")
+    .option("--jobs <n>", "worker threads that read, diagnose and replay the traces (default: the number of cores; 1: all in one thread)")
     .option("--guards <config>", `guards to replay the traces through for the report's "what the recommended fixes would have caught": a preset (${Object.keys(GUARD_PRESETS).join(", ")}) or a JSON file`, "default")
     .option("--judge", "also label with an LLM judge in the same run (needs --base-url and --model; see `faultline judge --help`)");
   addJudgeOptions(cmd, { hidden: true })
@@ -142,6 +159,7 @@ Runs: each analysis is stored as a new run named <first input>-<YYYYMMDD-HHMMSS>
 marked incomplete until it finishes; --replace deletes the earlier runs of the same inputs once the new one is
 complete. The output folder is written whole at the end: until then --out keeps what it held. Ctrl-C stops reading,
 stores and writes what was read, marked "status": "incomplete" (exit status 130); a second Ctrl-C quits at once.
+--resume then continues that run: traces it stored whose content is unchanged keep their diagnosis.
 Inputs without any trace are reported and nothing is written.
 
 Examples:

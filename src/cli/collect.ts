@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { DEFAULT_COLLECT_PORT, startCollector } from "../collect/index.js";
 import { DEFAULT_RULES_SPEC, type WorkSpec } from "../distributed/index.js";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
-import { judgeAnnotator } from "../pipeline/judge.js";
+import { judgeAnnotator } from "../pipeline/index.js";
 import { defaultDb, isPostgresUrl } from "../store/index.js";
 import { TOKEN_ENV } from "../server/index.js";
 import { displayPath, EXIT, UsageError } from "./io.js";

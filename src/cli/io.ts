@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { relative, isAbsolute } from "node:path";
 import { displayUrl, isPostgresUrl } from "../store/index.js";
+import { skippedText } from "../report/index.js";
 
 /**
  * Exit statuses shared by every command. `interrupted` (128 + SIGINT): Ctrl-C or SIGTERM stopped `analyze`/`judge`
@@ -79,12 +80,12 @@ export const problemLine = (d: { level: string; file: string; line?: number; mes
 
 /** The closing lines of `analyze` and `judge`: what was read and annotated, and where everything went. */
 export function printRunFooter(
-  c: { traces: number; files: number; annotated: number; failed: number; errors: number; skipped_lines: number; skipped_traces: number; refused_files: number },
+  c: { traces: number; files: number; annotated: number; failed: number; errors: number; skipped_lines: number; skipped_steps: number; skipped_traces: number; refused_files: number },
   out: { findings: string; summary: string; runId: string; db: string; reports: object; status?: "complete" | "incomplete"; replaced?: readonly string[] },
 ): void {
   console.log(
     `\n${c.traces} traces from ${c.files} files (${c.annotated} annotated${c.failed ? `, ${c.failed} could not be annotated` : ""}); ` +
-      `${c.errors} errors, ${c.skipped_lines} skipped lines/records, ${c.skipped_traces} skipped traces, ${c.refused_files} refused files.`,
+      `${c.errors} errors, ${skippedText(c)}, ${c.refused_files} refused files.`,
   );
   const replaced = out.replaced?.length ? ` (replacing ${out.replaced.join(", ")})` : "";
   console.log(`Wrote ${displayPath(out.findings)}, ${displayPath(out.summary)}; run ${out.runId} stored in ${displayPath(out.db)}${replaced}.`);

@@ -18,10 +18,10 @@ import {
   type RedactionConfig,
   type RedactionPattern,
 } from "../judge/index.js";
-import { emptyCounts, judgeAnnotator, judgeRun, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/judge.js";
-import { NoTracesError } from "../pipeline/index.js";
-import { JUDGE_SPEC_KEYS, type JudgeSpec } from "../distributed/spec.js";
+import { emptyCounts, judgeAnnotator, judgeRun, NoTracesError, planRun, type JudgeInputOptions, type JudgeRunResult } from "../pipeline/index.js";
+import { JUDGE_SPEC_KEYS, type JudgeSpec } from "../distributed/index.js";
 import type { ItbenchSuccessRule } from "../outcome/index.js";
+import { storeOverviews } from "../server/index.js";
 import { DEFAULT_DB, defaultDb } from "../store/index.js";
 import { modelTable, outcomeNotes } from "../report/index.js";
 import { displayPath, EXIT, table, UsageError, writeJson, printProblems, printRunFooter, problemLine, requireInputs, interruptible, noTracesExit } from "./io.js";
@@ -264,6 +264,7 @@ export async function runJudge(paths: string[], opts: JudgeCliOptions, how: { co
         ...input,
         out: opts.out,
         db: opts.db,
+        onRunStored: storeOverviews,
         combine: how.combine,
         cache,
         replace: opts.replace,
@@ -381,7 +382,7 @@ export function addJudgeOptions(cmd: Command, { hidden = false }: { hidden?: boo
   opt(new Option("--max-attempts <n>", "attempts per call, the first included, on 429/5xx/timeouts/unparseable answers (default 4)"));
   opt(new Option("--context-tokens <n>", "the model's context window in tokens (default 128000); windows are sized to fit it"));
   opt(new Option("--window-tokens <n>", "cap on the trace tokens of one call, below what the context allows (smaller, cheaper calls)"));
-  opt(new Option("--max-field-chars <n>", "longest step text, tool argument or output shown whole (default 50000); longer ones lose their middle, marked"));
+  opt(new Option("--max-field-chars <n>", "longest step text, tool argument or output shown whole (default: no limit; a step larger than a window is shown across windows in parts); longer ones lose their middle, marked and listed in --dry-run --json"));
   opt(new Option("--max-output-tokens <n>", "answer token limit per call (default 4096)"));
   opt(new Option("--response-format <kind>", "how JSON is requested: json_schema (structured outputs), json_object, or none (prompt only)").choices(["json_schema", "json_object", "none"]));
   opt(new Option("--stream", "stream answers (server-sent events)"));
@@ -440,7 +441,7 @@ What leaves the machine (and nothing else):
   the task statement, agent names, and each step's text, tool name, arguments, output and exit code; the rule
   detectors' findings as hints (unless --no-hints). Before sending, secrets are replaced by [REDACTED:<kind>]
   (private keys, bearer tokens, passwords in URLs, API keys of common providers, "password=…"-style assignments,
-  e-mail addresses), and fields over 6,000 characters (--max-field-chars) lose their middle to a visible marker.
+  e-mail addresses); with --max-field-chars, longer fields lose their middle to a visible marker (by default nothing is cut).
   File paths, the dataset's own labels and outcomes are not sent. --dry-run --show-prompts prints it all, sending
   nothing.
 

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { readTraces, type Diagnostic } from "../formats/index.js";
-import { GUARD_PRESETS } from "../guards/config.js";
-import { HIGHLIGHT_TITLES, ReplayCollector, type HighlightKind, type ReplayInterventionEntry, type ReplaySummary, type TraceReplay } from "../guards/replay.js";
-import { diagnoseTrace } from "../pipeline/index.js";
+import { GUARD_PRESETS } from "../guards/index.js";
+import { diagnoseTrace, ReplayCollector } from "../pipeline/index.js";
+import { HIGHLIGHT_TITLES, type HighlightKind, type ReplayInterventionEntry, type ReplaySummary, type TraceReplay } from "../trace/index.js";
 import { displayPath, EXIT, table, UsageError, writeJson } from "./io.js";
 import { fileProgress } from "./progress.js";
 

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { analyze, NoTracesError } from "../pipeline/index.js";
-import { DEFAULT_HOST, DEFAULT_PORT, startServer, TOKEN_ENV } from "../server/index.js";
-import { isLoopback } from "../server/security.js";
+import { DEFAULT_HOST, DEFAULT_PORT, isLoopback, startServer, TOKEN_ENV } from "../server/index.js";
 import { DEFAULT_DB, defaultDb, openStore, storeExists } from "../store/index.js";
 import { displayPath, EXIT, requireInputs, UsageError } from "./io.js";
 

@@ -4,7 +4,7 @@ import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { defaultDb, isPostgresUrl } from "../store/index.js";
 import { displayPath, EXIT, printProblems, problemLine, requireInputs, UsageError, writeJson } from "./io.js";
 import { addJudgeOptions, judgeSpecOf, type JudgeCliOptions } from "./judge.js";
-import { judgeAnnotator } from "../pipeline/judge.js";
+import { judgeAnnotator } from "../pipeline/index.js";
 
 interface SubmitCliOptions extends Omit<JudgeCliOptions, "out"> {
   judge?: boolean;

@@ -71,7 +71,7 @@ export function decodeRequest(bytes: Uint8Array, encoding: OtlpEncoding): Record
     if (typeof v !== "object" || v === null || Array.isArray(v)) throw new OtlpRequestError(400, "the body is not an OTLP ExportTraceServiceRequest object");
     return v as Record<string, unknown>;
   }
-  let msg;
+  let msg: ReturnType<typeof ExportTraceServiceRequest.decode>;
   try {
     msg = ExportTraceServiceRequest.decode(bytes);
   } catch (e) {

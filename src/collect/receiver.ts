@@ -1,6 +1,6 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { bearer, tokenMatches } from "../server/index.js";
 import { decodeRequest, decompress, encodingOf, OtlpRequestError, responseBody, type OtlpEncoding } from "./decode.js";
 
 /** One span as stored: its ids, whether it is a root span, and itself as a one-span OTLP/JSON export request. */
@@ -100,4 +100,22 @@ export function createReceiver(opts: ReceiverOptions): Hono {
   );
   app.all("*", (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}: OTLP/HTTP traces go to POST /v1/traces` }, 404));
   return app;
+}
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+
+/**
+ * Constant-time comparison of a presented token with the expected one (hashing first evens out the lengths). The
+ * collector checks its token itself, not with Hono's bearer-auth as the dashboard does: a refusal must be an OTLP
+ * response (protobuf or JSON, as the request was), which the exporter understands.
+ */
+function tokenMatches(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/** The token of an `Authorization: Bearer <token>` header. */
+function bearer(header: string | undefined): string | undefined {
+  const m = header?.match(/^Bearer\s+(.+)$/i);
+  return m?.[1]?.trim();
 }

@@ -73,7 +73,7 @@ function answerProvenance(trace: Trace, ctx: DetectionContext): { step: Step; va
   // a textual answer: what follows "answer is" / "FINAL ANSWER:", bold or quoted phrases the task did not give
   const phrases = [...answerText.matchAll(/(?:answer(?: is|:)|FINAL ANSWER:)\s*\**\s*([^\n*.]{3,60})|\*\*([^*\n]{3,60})\*\*|"([^"\n]{3,60})"/gi)]
     .map((m) => (m[1] ?? m[2] ?? m[3] ?? "").trim())
-    .filter((p) => p.length >= 3 && /[a-z]/i.test(p) && !task.includes(p.toLowerCase()) && !expectedText.includes(p.toLowerCase()) && !/^(?:final answer|answer|terminate|verified|correct)$/i.test(p));
+    .filter((p) => p.length >= 4 && /[a-z]/i.test(p) && !task.includes(p.toLowerCase()) && !expectedText.includes(p.toLowerCase()) && !/^(?:final answer|answer|terminate|verified|correct)$/i.test(p));
   const alternatives = [...values.map((v) => v.replace(/\./g, "\\.")), ...phrases.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))];
   if (!alternatives.length) return undefined;
   const re = new RegExp(`(?<![\\w.])(?:${alternatives.join("|")})(?![\\w])`, phrases.length ? "i" : "");

@@ -2,6 +2,7 @@ import type { Finding, Trace } from "../trace/index.js";
 import { stepContent } from "../trace/index.js";
 import { HYPOTHETICAL_RE } from "../trace/claims.js";
 import { isShellTool } from "../trace/actions.js";
+import { argsObject } from "../trace/actions.js";
 import type { Detector } from "./types.js";
 import { dollarAmounts } from "./text-signals.js";
 import { finding, isFailedResult, quote, resultOf } from "./util.js";
@@ -48,9 +49,34 @@ function feedbackRepeated(trace: Trace): Finding[] {
   return [finding("ignored-input", "2.5", [fb, again], quote(again, HYPOTHETICAL_RE), "feedback named the use of hypothetical data as the failure, and the team used hypothetical data again", 0.65)];
 }
 
+const SCROLLED_RE = /^\s*I scrolled (?:down|up)\b/i;
+// a new search or page was asked for; searching or navigating within the page at hand can be done by scrolling
+const ASKED_ACTION_RE = /\b(?:search (?:for|the web|online|google|bing)|perform a (?:web |google |bing )?search|visit|go to|open (?:the|a|another)\b|navigate to (?:https?:|www\.|[\w-]+\.(?:com|org|gov|edu|net)\b)|type|enter|click)\b/i;
+const WITHIN_PAGE_RE = /\b(?:scroll\w*|continue|brows\w+|(?:this|the current|the same) (?:page|article|site|document)|(?:in|on|within) the (?:page|article|archive|document))\b/i;
+
+/**
+ * In an orchestrated team, the orchestrator tells a browsing agent to search, open or click something, and the agent
+ * answers by scrolling the page it was already on (Magentic-One's WebSurfer: "I scrolled down one page in the
+ * browser.") — the instruction was not carried out.
+ */
+function instructionNotFollowed(trace: Trace): Finding[] {
+  const steps = trace.steps;
+  for (const reply of steps) {
+    if (reply.role !== "assistant" || !SCROLLED_RE.test(reply.text ?? "")) continue;
+    // the instruction this reply answers: the last hand-off before it, which must address this agent
+    const order = [...steps.slice(0, reply.index)].reverse().find((s) => s.kind === "handoff" && s.agent !== reply.agent);
+    if (!order || (argsObject(order.tool?.args)?.to ?? reply.agent) !== reply.agent) continue;
+    const asked = order ? ASKED_ACTION_RE.exec(order.text ?? "") : null;
+    if (!asked || WITHIN_PAGE_RE.test(order.text ?? "")) continue;
+    // the reply is the failure (its agent owns it); the instruction is named in the rationale
+    return [finding("ignored-input", "2.5", [reply], quote(reply, SCROLLED_RE), `${order.agent} asked ${reply.agent} (step ${order.index}) to ${asked[0].toLowerCase()}, and ${reply.agent} scrolled instead`, 0.65)];
+  }
+  return [];
+}
+
 export const ignoredInput: Detector = {
   id: "ignored-input",
   mode: "2.5",
   description: "A value a tool stated when refusing a call is not used on the retry; feedback that named a failure is not taken up.",
-  detect: (trace) => [...statedValueIgnored(trace), ...feedbackRepeated(trace)],
+  detect: (trace) => [...statedValueIgnored(trace), ...feedbackRepeated(trace), ...instructionNotFollowed(trace)],
 };

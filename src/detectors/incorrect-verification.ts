@@ -2,6 +2,7 @@ import type { Finding, Step, Trace } from "../trace/index.js";
 import { instructionSteps } from "./contract.js";
 import { stepContent } from "../trace/index.js";
 import { HYPOTHETICAL_RE, UNOBTAINED_RE, VERIFIED_CLAIM_RE, VERIFY_INTENT_RE } from "../trace/claims.js";
+import { isShellTool } from "../trace/actions.js";
 import { finalAnswerStep, finalStretch, runEnd } from "./run-end.js";
 import type { Detector } from "./types.js";
 import { failed, type DetectionContext } from "./context.js";
@@ -113,7 +114,7 @@ function verifiedOnMissingData(trace: Trace, ctx: DetectionContext): Finding[] {
     const window = trace.steps.slice(Math.max(0, claim.index - 4), claim.index);
     const gap =
       (UNOBTAINED_RE.test(text) || HYPOTHETICAL_RE.test(text) ? claim : undefined) ??
-      [...window].reverse().find((s) => (s.kind === "tool_result" && isFailedResult(s)) || UNOBTAINED_RE.test(words(s)) || HYPOTHETICAL_RE.test(words(s)));
+      [...window].reverse().find((s) => (s.kind === "tool_result" && isFailedResult(s) && !isShellTool(s.tool?.name ?? "")) || UNOBTAINED_RE.test(words(s)) || HYPOTHETICAL_RE.test(words(s)));
     if (!gap) continue;
     return [finding("incorrect-verification", "3.3", gap === claim ? [claim] : [gap, claim], quote(claim, new RegExp(m[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))), "the failed run's result was declared verified although the information it rests on was never obtained", 0.6, ["steps", "outcome"])];
   }
@@ -176,7 +177,8 @@ export const incorrectVerification: Detector = {
     for (const claim of claims) {
       const before = trace.steps.slice(0, claim.index).filter((s) => s.kind === "tool_result");
       const lastCheck = before[before.length - 1];
-      if (!lastCheck || !failedCheck(trace, lastCheck)) continue;
+      // a check killed by a timeout said nothing about the result (an infrastructure fault, not a failed check)
+      if (!lastCheck || !failedCheck(trace, lastCheck) || lastCheck.tags?.includes("timeout")) continue;
       // a domain action that failed is contradicted only by a claim about that action ("booked" after book_* failed)
       const call = lastCheck.tool?.callIndex !== undefined ? trace.steps[lastCheck.tool.callIndex] : undefined;
       const verb = DOMAIN_VERB.exec(call?.tool?.name ?? "")?.[1]?.toLowerCase();

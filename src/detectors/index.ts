@@ -25,7 +25,7 @@ export { extractContract, type TaskContract, type Requirement, type ExpectedActi
 export { computeSignals, type Signals } from "./signals.js";
 
 /** Bumped whenever a detector's behaviour changes, so stored results say which rules produced them. */
-export const RULES_VERSION = "0.3.0";
+export const RULES_VERSION = "0.4.2";
 export const RULES_ANNOTATOR = `rules@${RULES_VERSION}`;
 
 export const DETECTORS: readonly Detector[] = [

@@ -31,6 +31,8 @@ function expectedOutputWithheld(trace: Trace, ctx: DetectionContext): Finding[] 
   return [];
 }
 
+const TRANSFER_ANNOUNCEMENT_RE = /\btransferr(?:ed|ing)\b[^.!?]*\b(?:human|agent|representative|specialist)\b/i;
+
 /** Numbers compared without thousands separators or trailing zeros; text compared case-insensitively. */
 const norm = (s: string) => s.toLowerCase().replace(/(\d),(\d{3})/g, "$1$2").replace(/(\d+)\.0+\b/g, "$1");
 
@@ -50,7 +52,9 @@ export const informationWithholding: Detector = {
     const lookups = trace.steps.filter((s) => s.index < transfer.index && s.kind === "tool_call" && s.role === "assistant" && !TRANSFER_RE.test(s.tool?.name ?? ""));
     const lastLookup = lookups[lookups.length - 1];
     if (!lastLookup) return [];
-    const told = trace.steps.some((s) => s.index > lastLookup.index && s.index < transfer.index && s.role === "assistant" && s.kind === "message" && (s.text ?? "").trim().length > 40);
+    // "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT" announces the hand-off; it tells the user nothing they found
+    const informative = (text: string) => text.trim().length > 40 && !(TRANSFER_ANNOUNCEMENT_RE.test(text) && text.trim().length < 120);
+    const told = trace.steps.some((s) => s.index > lastLookup.index && s.index < transfer.index && s.role === "assistant" && s.kind === "message" && informative(s.text ?? ""));
     if (told) return [];
     return [finding("information-withholding", "2.4", [transfer], quote(transfer), "the agent put what it found into the transfer summary for a human but never told the user", 0.6)];
   },

@@ -39,7 +39,7 @@ function lastAgentStep(trace: Trace): Step | undefined {
 
 function announcedButStopped(trace: Trace): Finding[] {
   const last = lastAgentStep(trace);
-  if (!last || last.role !== "assistant" || (last.kind !== "message" && last.kind !== "reasoning")) return [];
+  if (last?.role !== "assistant" || (last.kind !== "message" && last.kind !== "reasoning")) return [];
   const text = last.text ?? "";
   if (!INTENT_RE.test(text) || CONCLUSION_RE.test(text)) return [];
   // the announcement must be the tail: nothing but empty turns or harness messages after it

@@ -1,10 +1,11 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
 import { HYPOTHETICAL_RE, INTENT_RE, UNOBTAINED_RE } from "../trace/claims.js";
-import { argsObject } from "../trace/actions.js";
+import { argsObject, isShellTool } from "../trace/actions.js";
 import type { Detector } from "./types.js";
-import { imaginedObservation, NO_ANSWER_RE, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
-import { finalAnswerStep } from "./run-end.js";
-import { finding, isMutating, quote } from "./util.js";
+import { imaginedObservation, NO_ANSWER_RE, ownWords, PRESENT_RE, presentsUnretrieved } from "./text-signals.js";
+import { instructionSteps } from "./contract.js";
+import { finalAnswerStep, TRANSFER_RE } from "./run-end.js";
+import { finding, isFailedResult, isMutating, quote, resultOf } from "./util.js";
 
 /**
  * FM-2.6 Reasoning-action mismatch.
@@ -72,6 +73,27 @@ function presentedWithoutLookup(trace: Trace): Finding[] {
 }
 
 
+const RETRIEVED_RE = /\b(?:figures|data|numbers|values|information|results|statistics|details) (?:(?:were|was|have been|has been) )?(?:retrieved|obtained|extracted|fetched|pulled|downloaded) (?:directly )?from\b/i;
+/** An executor's note that there was nothing to run, not an observation. */
+const NOTHING_RUN_RE = /\bno code (?:from the last \d+ messages? )?(?:for me )?to execute\b/i;
+
+/**
+ * An agent presents data as retrieved from a source ("the population figures retrieved from data.census.gov") although
+ * nothing was retrieved: no tool ran and no executor returned any output before it. It says it looked, and did not.
+ */
+function retrievalClaimedWithoutAny(trace: Trace): Finding[] {
+  const instructions = new Set(instructionSteps(trace).map((x) => x.index));
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || s.kind !== "message") continue;
+    const m = RETRIEVED_RE.exec(ownWords(trace, s, instructions));
+    if (!m) continue;
+    const observed = trace.steps.slice(0, s.index).some((x) => x.kind === "tool_call" || (x.role === "tool" && (x.text ?? x.tool?.output ?? "").trim() !== "" && !NOTHING_RUN_RE.test(x.text ?? x.tool?.output ?? "")));
+    if (observed) return [];
+    return [finding("reasoning-action-mismatch", "2.6", [s], quote(s, RETRIEVED_RE), "the agent presented data as retrieved from a source although nothing had been retrieved or run", 0.7)];
+  }
+  return [];
+}
+
 /** The final answer is given right after the agents concluded that the information for it was not obtained. */
 function answerAgainstConclusion(trace: Trace): Finding[] {
   const final = finalAnswerStep(trace);
@@ -110,6 +132,8 @@ function saidArgsThenOmitted(trace: Trace): Finding[] {
     const names = [...m[1]!.matchAll(/`(\w+)`/g)].map((x) => x[1]!);
     const next = trace.steps.find((x) => x.index > s.index && x.kind === "tool_call");
     if (!next || trace.steps.some((x) => x.index > s.index && x.index < next.index && x.role === "user")) continue;
+    // arguments named before a shell or interpreter call are the code's ("pass `cls` in the recursive call")
+    if (next.tool && isShellTool(next.tool.name)) continue;
     const args = argsObject(next.tool?.args);
     if (!args) continue;
     const missing = names.filter((n) => !(n in args));
@@ -149,6 +173,53 @@ function documentedButNotBuilt(trace: Trace): Finding[] {
   return [];
 }
 
+/**
+ * What a report says was done, and the calls that can have done it: "has been cancelled" needs a cancel call.
+ * Stems over tool names, so every tool-using domain (bookings, orders, tickets, accounts) reads the same way.
+ */
+const DONE_ACTIONS: { verb: RegExp; tool: RegExp }[] = [
+  { verb: /cancel+ed/, tool: /cancel|void|delete/ },
+  { verb: /booked|reserved/, tool: /book|reserv|create|order/ },
+  { verb: /refunded/, tool: /refund|cancel|return|exchange|modify|update/ },
+  { verb: /exchanged/, tool: /exchange|modify|update/ },
+  { verb: /returned/, tool: /return/ },
+  { verb: /upgraded|downgraded/, tool: /upgrade|downgrade|update|modify|change/ },
+  { verb: /updated|modified|changed/, tool: /update|modify|change|edit|set|exchange|upgrade/ },
+  { verb: /transferr(?:ed|ing)|transfer/, tool: /transfer|handoff|escalat/ },
+];
+const REPORTED_DONE_RE = /\b(?:(?:has|have) been (?:successfully )?|(?:I|we) (?:have|'ve) (?:now |already )?(?:successfully )?|(?:is|are) now (?:successfully )?|(?:you are|you're) (?:now )?being |(?:I|we) (?:have|'ve) (?:already )?initiated the )(cancel+ed|booked|reserved|refunded|exchanged|returned|upgraded|downgraded|updated|modified|changed|transferred|transfer)\b/i;
+// states found in a lookup, and reports about later or conditional actions, are not claims of this run's action
+const NOT_A_CLAIM_RE = /\b(?:already|previously|will|would|once|after|if|when|before|should|can|could|must|may|might|not|n't|never|none|no)\b|\?/i;
+
+/**
+ * An agent tells the user an action was done — "your reservation has been cancelled", "I've updated the address" —
+ * although no call that could have done it ran before the report, or every such call failed. The report claims an
+ * action that did not happen (FM-2.6: "claims an edit that was not made").
+ */
+function reportedActionNotPerformed(trace: Trace): Finding[] {
+  const calls = trace.steps.filter((s) => s.kind === "tool_call" && s.role === "assistant" && s.tool);
+  if (!calls.length) return [];
+  for (const s of trace.steps) {
+    if (s.role !== "assistant" || s.kind !== "message" || !s.text) continue;
+    for (const sentence of s.text.split(/(?<=[.!])\s+|\n+/)) {
+      const m = REPORTED_DONE_RE.exec(sentence);
+      if (!m || NOT_A_CLAIM_RE.test(sentence.slice(0, m.index))) continue;
+      const action = DONE_ACTIONS.find((a) => a.verb.test(m[1]!.toLowerCase()));
+      if (!action) continue;
+      // the call may come in the same assistant turn as the report (text first, then the call)
+      const turnEnd = trace.steps.find((x) => x.index > s.index && x.role !== "assistant")?.index ?? trace.steps.length;
+      const able = calls.filter((c) => c.index < turnEnd && (isMutating(c) || TRANSFER_RE.test(c.tool!.name)) && action.tool.test(c.tool!.name.toLowerCase()));
+      const done = able.filter((c) => !isFailedResult(resultOf(trace, c)));
+      if (done.length) continue;
+      const why = able.length
+        ? `the agent reported "${m[0]}" although every ${able.map((c) => c.tool!.name).join("/")} call failed`
+        : `the agent reported "${m[0]}" although no call that could have done it ran`;
+      return [finding("reasoning-action-mismatch", "2.6", able.length ? [able[able.length - 1]!, s] : [s], quote(s, REPORTED_DONE_RE), why, 0.7)];
+    }
+  }
+  return [];
+}
+
 export const reasoningActionMismatch: Detector = {
   id: "reasoning-action-mismatch",
   mode: "2.6",
@@ -156,8 +227,8 @@ export const reasoningActionMismatch: Detector = {
   detect(trace: Trace) {
     const declared = Array.isArray(trace.metadata.tools) ? (trace.metadata.tools as unknown[]).filter((x): x is string => typeof x === "string") : [];
     const toolNames = new Set([...trace.steps.filter((s) => s.kind === "tool_call").map((s) => s.tool?.name ?? ""), ...declared]);
-    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace), ...documentedButNotBuilt(trace)];
+    const textual = [...imaginedResults(trace), ...presentedWithoutLookup(trace), ...retrievalClaimedWithoutAny(trace), ...answerAgainstConclusion(trace), ...admittedThenPresented(trace), ...saidArgsThenOmitted(trace), ...documentedButNotBuilt(trace)];
     if (toolNames.size === 0) return textual;
-    return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace)];
+    return [...textual, ...namedToolNotCalled(trace, toolNames), ...claimsWithoutCalls(trace), ...reportedActionNotPerformed(trace)];
   },
 };

@@ -203,6 +203,16 @@ describe("3.3 incorrect verification (v2 rules)", () => {
     const fine = trace(user("What was Sydney's population in 2011?"), call("web_fetch", { url: "https://abs.gov.au/census" }, "Sydney: 4,391,674"), say("The figure of 4.39 million is verified."));
     expect(detectWith(incorrectVerification, fine, false)).toEqual([]);
   });
+  it("verifiedOnMissingData near-miss: a shell command that failed (a timed-out test run) is not missing information", () => {
+    const t = trace(user("Fix the bug."), call("bash", { command: "python3 test_requests.py" }, "The last command timed out and has been killed.", 124), say("The fix is complete, and I verified it with a reproduction script."));
+    expect(detectWith(incorrectVerification, t, false).filter((f) => /never obtained/.test(f.rationale ?? ""))).toEqual([]);
+    // and a check killed by a timeout is not a failed check (an infrastructure fault)
+    const [run, timedOut] = call("bash", { command: "python3 test_requests.py" }, "The last command timed out and has been killed.", 124);
+    const killed = trace(user("Fix the bug."), run!, { ...timedOut!, tags: ["timeout"] }, say("The fix is complete, and I verified it with a reproduction script."));
+    expect(detectWith(incorrectVerification, killed, false)).toEqual([]);
+    const lookup = trace(user("What was Sydney's population in 2011?"), call("web_fetch", { url: "https://abs.gov.au/census" }, "Error: 503 Service Unavailable", 1), say("The figure of 4.3 million is verified."));
+    expectOne(lookup, detectWith(incorrectVerification, lookup, false), { mode: "3.3", steps: [2, 3], basis: ["steps", "outcome"] });
+  });
 
   it("verifierApprovedFailure: the verifier of a failed group chat declared the result correct", () => {
     const t = trace(user("Compute the total."), say("The total is 17.", "Solver"), say("I checked each term; the result is correct.", "Verifier"));
@@ -309,6 +319,18 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1], basis: ["steps"] });
     expect(f.evidence).toMatch(/Here are the results/);
   });
+  it("presentedWithoutLookup: 'I will refer to the official script' and 'Here is the required information' in one turn", () => {
+    const t = trace(user("What is the first scene heading?"), say("As the script expert, I will refer to the official script of the episode to provide the exact setting.\n\nHere is the required information: INT. CASTLE BEDROOM", "Script_Expert"));
+    expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1], basis: ["steps"] });
+  });
+  it("retrievalClaimedWithoutAny: figures 'retrieved from' a source when nothing was ever retrieved or run", () => {
+    const noCode = { agent: "Computer_terminal", role: "tool" as const, kind: "event" as const, text: "There is no code from the last 1 message for me to execute." };
+    const t = trace(user("Population difference, per data.census.gov?"), say("Plan: access data.census.gov and compare.", "Expert"), noCode, say("The following are the population figures retrieved from data.census.gov: Seattle 737,015; Colville 4,673.", "Expert"));
+    const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    expect(f.evidence).toMatch(/retrieved from data\.census\.gov/);
+    const ran = trace(user("Population difference, per data.census.gov?"), say("```python\nprint(fetch())\n```", "Expert"), { ...noCode, text: "exitcode: 0\nSeattle 737015" }, say("The following are the population figures retrieved from data.census.gov: Seattle 737,015.", "Expert"));
+    expect(detectWith(reasoningActionMismatch, ran)).toEqual([]);
+  });
   it("presentedWithoutLookup near-miss: code for the executor between the announcement and the results", () => {
     const t = trace(user("Sydney's population in 2011?"), say("I will search for the 2011 census figures.\n```python\nprint(search('census 2011 Sydney'))\n```\nHere are the results once the code runs.", "Assistant"));
     expect(detectWith(reasoningActionMismatch, t)).toEqual([]);
@@ -333,6 +355,20 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     expect(detectWith(reasoningActionMismatch, trace(user("Which notes?"), say("I am unable to listen to the audio file. Could you tell me the notes?")))).toEqual([]);
   });
 
+  it("reportedActionNotPerformed: a cancellation reported although no cancel call ran, or every one failed", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "active"}');
+    const t = trace(user("Cancel ABC."), lookup(), say("Your reservation ABC has been cancelled and the refund is on its way."));
+    const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    expect(f.evidence).toMatch(/has been cancelled/);
+    const refused = trace(user("Cancel ABC."), lookup(), call("cancel_reservation", { reservation_id: "ABC" }, "Error: reservation cannot be cancelled"), say("I have cancelled reservation ABC for you."));
+    expectOne(refused, detectWith(reasoningActionMismatch, refused), { mode: "2.6", steps: [3, 5], basis: ["steps"] });
+  });
+  it("reportedActionNotPerformed near-miss: the call ran; a state found in a lookup; an action still to come", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "cancelled"}');
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), call("cancel_reservation", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "cancelled"}'), say("Your reservation ABC has been cancelled.")))).toEqual([]);
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), lookup(), say("Reservation ABC has already been cancelled.")))).toEqual([]);
+    expect(detectWith(reasoningActionMismatch, trace(user("Cancel ABC."), lookup(), say("Once you confirm, your reservation will have been cancelled.")))).toEqual([]);
+  });
   it("saidArgsThenOmitted: named the arguments the call needs, then called without one", () => {
     const t = trace(user("Cancel order #W1."), think("I need to provide the `order_id` and `reason` to cancel the order."), call("cancel_pending_order", { order_id: "#W1" }, '{"order_id": "#W1", "status": "cancelled", "total": 10}'));
     const f = expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [1, 2], basis: ["steps"] });
@@ -343,6 +379,16 @@ describe("2.6 reasoning-action mismatch (v2 rules)", () => {
     expect(detectWith(reasoningActionMismatch, all)).toEqual([]);
     const between = trace(user("Cancel order #W1."), think("I need to provide the `order_id` and `reason` to cancel the order."), user("Actually just cancel it, no reason."), call("cancel_pending_order", { order_id: "#W1" }, "ok"));
     expect(detectWith(reasoningActionMismatch, between)).toEqual([]);
+    // arguments of the code being written, before a shell call, are not the call's
+    const code = trace(user("Fix the recursion."), think("To fix this, I need to pass `cls` explicitly in the recursive call."), call("bash", { command: "sed -i 's/f(x)/f(cls, x)/' m.py" }, ""));
+    expect(detectWith(reasoningActionMismatch, code)).toEqual([]);
+  });
+  it("reportedActionNotPerformed: a transfer announced to the user although no transfer call was ever made", () => {
+    const lookup = () => call("get_reservation_details", { reservation_id: "ABC" }, '{"reservation_id": "ABC", "status": "active"}');
+    const t = trace(user("Please transfer me to a human."), lookup(), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), user("###TRANSFER###"));
+    expectOne(t, detectWith(reasoningActionMismatch, t), { mode: "2.6", steps: [3], basis: ["steps"] });
+    const made = trace(user("Please transfer me to a human."), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), call("transfer_to_human_agents", { summary: "wants a human" }, "Transfer successful"));
+    expect(detectWith(reasoningActionMismatch, made)).toEqual([]);
   });
 });
 
@@ -501,6 +547,21 @@ describe("2.2 clarification failure", () => {
     expect(detectWith(clarificationFailure, trace(user("What does the chart show?"), say("Looking."), say("I cannot view the attached image directly. Should we assume the chart shows a 10% increase, or can you describe it?")))).toEqual([]);
     expect(detectWith(clarificationFailure, trace(user("What does the chart show?"), say("We cannot view the image; let's assume it is a bar chart and plan around that.")))).toEqual([]);
   });
+  const profile = () => call("get_user_details", { user_id: "u1" }, JSON.stringify({ user_id: "u1", payment_methods: { credit_card_111: { source: "credit_card", brand: "visa", last_four: "1234", id: "credit_card_111" }, gift_card_222: { source: "gift_card", amount: 80, id: "gift_card_222" } } }));
+  const upgrade = (payment_id: string) => call("update_reservation_flights", { reservation_id: "ABC", cabin: "business", payment_id }, '{"reservation_id": "ABC", "cabin": "business"}');
+  it("paymentChosenUnasked: the user has two payment methods, named none, and the agent charged one", () => {
+    const t = trace(user("Upgrade ABC to business, please."), profile(), say("The upgrade costs $120. Shall I proceed?"), user("Yes, go ahead."), upgrade("credit_card_111"));
+    const f = expectOne(t, detectWith(clarificationFailure, t), { mode: "2.2", steps: [5], basis: ["steps"] });
+    expect(f.rationale).toMatch(/2 payment methods and never named one; the agent chose credit_card_111/);
+  });
+  it("paymentChosenUnasked near-miss: the user named it (by kind, brand or last four), asked for the original one, or has only one", () => {
+    for (const said of ["Yes, use my gift card.", "Yes, charge the Visa.", "Yes, the card ending in 1234.", "Yes, use the original form of payment."]) {
+      const pick = /gift/.test(said) ? "gift_card_222" : "credit_card_111";
+      expect(detectWith(clarificationFailure, trace(user("Upgrade ABC to business, please."), profile(), say("The upgrade costs $120. Which payment method?"), user(said), upgrade(pick))), said).toEqual([]);
+    }
+    const single = call("get_user_details", { user_id: "u1" }, JSON.stringify({ user_id: "u1", payment_methods: { credit_card_111: { source: "credit_card", id: "credit_card_111" } } }));
+    expect(detectWith(clarificationFailure, trace(user("Upgrade ABC to business, please."), single, user("Yes."), upgrade("credit_card_111")))).toEqual([]);
+  });
 });
 
 describe("2.3 derailment", () => {
@@ -521,6 +582,10 @@ describe("2.4 information withholding", () => {
   it("fires when the findings went only into the transfer summary", () => {
     const t = trace(user("I want to change my flight ABC."), details(), transfer(SUMMARY));
     expectOne(t, detectWith(informationWithholding, t), { mode: "2.4", steps: [3], basis: ["steps"] });
+  });
+  it("fires when the only message before the transfer announces the hand-off", () => {
+    const t = trace(user("I want to change my flight ABC."), details(), say("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."), transfer(SUMMARY));
+    expectOne(t, detectWith(informationWithholding, t), { mode: "2.4", steps: [4], basis: ["steps"] });
   });
   it("near-miss: the user was told first; a transfer with no summary; no lookup at all", () => {
     expect(detectWith(informationWithholding, trace(user("I want to change my flight ABC."), details(), say("Your reservation is basic economy, which cannot be modified under our policy."), user("Then transfer me."), transfer(SUMMARY)))).toEqual([]);
@@ -544,6 +609,21 @@ describe("2.5 ignored input", () => {
     const t = trace(user("Compute the growth rate."), say("The previous attempt proceeded with hypothetical calculations instead of getting the real data.", "Critic"), say("Let's assume the 2010 figure was 4 million.", "Analyst"));
     const f = expectOne(t, detectWith(ignoredInput, t), { mode: "2.5", steps: [1, 2], basis: ["steps"] });
     expect(f.evidence).toMatch(/assume/);
+  });
+  const handoff = (to: string, text: string): StepDraft => ({ agent: "Orchestrator", role: "assistant", kind: "handoff", text, tool: { name: "handoff", args: { to } } });
+  it("instructionNotFollowed: asked to search for another source, the browsing agent scrolled the page it was on", () => {
+    const t = trace(user("Who won Survivor 2010?"), handoff("WebSurfer", "Please search for another credible source that lists all US Survivor winners."), say("I scrolled down one page in the browser.\n\nHere is a screenshot of the page.", "WebSurfer"));
+    const f = expectOne(t, detectWith(ignoredInput, t), { mode: "2.5", steps: [2], basis: ["steps"] });
+    expect(f.evidence).toMatch(/^I scrolled down/);
+    expect(f.rationale).toMatch(/Orchestrator asked WebSurfer \(step 1\) to search for/);
+  });
+  it("instructionNotFollowed near-miss: asked to look within the page, to another agent, or the agent searched", () => {
+    const within = trace(user("Q"), handoff("WebSurfer", "Please search for the keyword 'paper' in the article."), say("I scrolled down one page in the browser.", "WebSurfer"));
+    expect(detectWith(ignoredInput, within)).toEqual([]);
+    const other = trace(user("Q"), handoff("FileSurfer", "Please open the file report.pdf."), say("I scrolled down one page in the browser.", "WebSurfer"));
+    expect(detectWith(ignoredInput, other)).toEqual([]);
+    const done = trace(user("Q"), handoff("WebSurfer", "Please search for another credible source."), say("I typed 'Survivor winners list' into the browser search bar.", "WebSurfer"));
+    expect(detectWith(ignoredInput, done)).toEqual([]);
   });
   it("feedbackRepeated near-miss: the feedback was followed with a real lookup", () => {
     const t = trace(user("Compute the growth rate."), say("The previous attempt proceeded with hypothetical calculations instead of getting the real data.", "Critic"), call("web_search", { q: "Sydney 2010 population" }, "4,5 million"), say("The census gives 4.5 million for 2010.", "Analyst"));

@@ -1,5 +1,5 @@
 import type { Finding, Step, Trace } from "../trace/index.js";
-import { normalizeWhitespace, stepContent } from "../trace/index.js";
+import { jaccard, normalizeWhitespace, stepContent, wordGrams } from "../trace/index.js";
 import type { Detector } from "./types.js";
 import { failureSignature } from "../trace/actions.js";
 import { canonicalArgs, finding, isFailedResult, isMutating, quote, resultOf, toolCalls } from "./util.js";
@@ -67,17 +67,13 @@ function repeatedCalls(trace: Trace): Finding[] {
   return out;
 }
 
-const shingles = (s: string) => {
-  const w = s.toLowerCase().split(/\W+/).filter(Boolean);
-  const out = new Set<string>();
-  for (let i = 0; i + 2 < w.length; i++) out.add(`${w[i]} ${w[i + 1]} ${w[i + 2]}`);
-  return out;
-};
+// ASCII word trigrams (the detector's tokenisation since v1); the measure is the shared one (trace/similarity.ts)
+const shingles = (s: string) => wordGrams(s.toLowerCase().split(/\W+/).filter(Boolean), 3);
 const similar = (a: Set<string>, b: Set<string>, threshold = 0.9) => {
   if (!a.size || !b.size) return false;
-  let inter = 0;
-  for (const x of a) if (b.has(x)) inter++;
-  return inter / (a.size + b.size - inter) >= threshold;
+  // Jaccard ≤ |small| / |large|: sets of very different sizes cannot reach the threshold (skip the intersection)
+  if (Math.min(a.size, b.size) / Math.max(a.size, b.size) < threshold) return false;
+  return jaccard(a, b) >= threshold;
 };
 
 function repeatedMessages(trace: Trace): Finding[] {
@@ -85,16 +81,18 @@ function repeatedMessages(trace: Trace): Finding[] {
   const msgs = trace.steps.filter(
     (s) => s.role === "assistant" && (s.kind === "message" || s.kind === "handoff" || s.kind === "plan") && (s.text ?? "").trim().length >= 40 && ((s.text ?? "").match(/[A-Za-z]/g)?.length ?? 0) >= 30,
   );
-  const clusters: { rep: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
+  // shingles are built only when a comparison needs them (a cluster's from its first message's text)
+  const clusters: { rep?: Set<string>; text: string; steps: Step[]; agent: string }[] = [];
   for (const m of msgs) {
     const text = normalizeWhitespace(m.text!);
-    const sh = shingles(text);
+    let sh: Set<string> | undefined;
     // near-duplicates only for prose: a re-sent file that differs by a requested edit is progress
     const code = text.includes("```") || /^\s*(def |class |import |from |<!DOCTYPE|<html|function |const )/m.test(m.text!);
+    const near = !code && text.length >= 80;
     // an instruction handed to another agent is repeated in other words more often than a report is
-    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (!code && text.length >= 80 && similar(c.rep, sh, m.kind === "handoff" ? 0.6 : 0.9))));
+    const hit = clusters.find((c) => c.agent === m.agent && (c.text === text || (near && similar((c.rep ??= shingles(c.text)), (sh ??= shingles(text)), m.kind === "handoff" ? 0.6 : 0.9))));
     if (hit) hit.steps.push(m);
-    else clusters.push({ rep: sh, text, steps: [m], agent: m.agent });
+    else clusters.push({ ...(sh ? { rep: sh } : {}), text, steps: [m], agent: m.agent });
   }
   return clusters
     .filter((c) => c.steps.length >= 3)

@@ -78,8 +78,8 @@ export function reachable(values: number[]): Set<number> {
   return out;
 }
 
-const LOOKUP_RE = /\b(?:let'?s|let us|I will|I'll|we will|we'll|we need to|first,? we(?:'ll| will| need to)?)\s+(?:start by\s+|begin by\s+|first\s+)?(?:look(?:ing)? up|retriev\w*|search\w*(?: for)?|find(?:ing)?|gather\w*|collect\w*|extract\w*|fetch\w*|obtain\w*|access\w*|review\w*|analy[sz]\w*|check\w*)\b/i;
-export const PRESENT_RE = /\b(?:here (?:is|are) the (?:data|results?|information|figures|details|notes|captions?)|(?:the|this) (?:data|results?|search) (?:shows?|indicates?|reveals?)|(?:I|we) (?:have )?found (?:that|the)|(?:based on|from) (?:the|my) (?:search|lookup|review|analysis) (?:results?)?,|the (?:retrieved|extracted|collected) (?:data|information))\b/i;
+const LOOKUP_RE = /\b(?:let'?s|let us|I will|I'll|we will|we'll|we need to|first,? we(?:'ll| will| need to)?)\s+(?:start by\s+|begin by\s+|first\s+)?(?:look(?:ing)? up|retriev\w*|search\w*(?: for)?|find(?:ing)?|gather\w*|collect\w*|extract\w*|fetch\w*|obtain\w*|access\w*|review\w*|analy[sz]\w*|check\w*|refer to|consult\w*)\b/i;
+export const PRESENT_RE = /\b(?:here (?:is|are) the (?:(?:required|requested|relevant|retrieved|exact|needed) )?(?:data|results?|information|figures|details|notes|captions?)|(?:the|this) (?:data|results?|search) (?:shows?|indicates?|reveals?)|(?:I|we) (?:have )?found (?:that|the)|(?:based on|from) (?:the|my) (?:search|lookup|review|analysis) (?:results?)?,|the (?:retrieved|extracted|collected) (?:data|information)|(?:the )?(?:following (?:are|is) (?:the )?)?[\w ]{0,40}?(?:figures|data|numbers|values|information) (?:retrieved|obtained|extracted|fetched|taken) from)\b/i;
 
 /**
  * An agent's turn that announces a lookup and presents its results without any tool having run (the tools of group

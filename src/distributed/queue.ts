@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { DIAGNOSE_QUEUE, JUDGE_QUEUE, QUEUE_SCHEMA } from "../store/pg/store.js";
+import { DIAGNOSE_QUEUE, JUDGE_QUEUE, QUEUE_SCHEMA } from "../store/index.js";
 import type { WorkSpec } from "./spec.js";
 
 export { DIAGNOSE_QUEUE, JUDGE_QUEUE, QUEUE_SCHEMA };

@@ -1,7 +1,7 @@
 import type PgBoss from "pg-boss";
 import { RULES_ANNOTATOR } from "../detectors/index.js";
 import { readTraces, type ReadOptions } from "../formats/index.js";
-import { emptyRunCounts, type RunCounts } from "../pipeline/diagnosed.js";
+import { emptyRunCounts, type RunCounts } from "../pipeline/index.js";
 import { PgStore } from "../store/index.js";
 import type { Trace } from "../trace/index.js";
 import { DEFAULT_POLICY, openQueue, queueFor, type DiagnoseJob, type QueuePolicy } from "./queue.js";

@@ -1,7 +1,6 @@
 import type PgBoss from "pg-boss";
 import { StoreCache } from "../judge/index.js";
-import { diagnoseTrace } from "../pipeline/diagnose.js";
-import { withDecisive, type JudgeInputOptions } from "../pipeline/judge.js";
+import { diagnoseTrace, withDecisive, type JudgeInputOptions } from "../pipeline/index.js";
 import { judgeTrace } from "../judge/index.js";
 import { PgStore } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";

@@ -99,119 +99,129 @@ export async function* readTraces(paths: string | string[], options: ReadOptions
   const ids = new TraceIds(roots);
 
   for (let fi = 0; fi < files.length; fi++) {
-    const path = files[fi]!;
-    options.onFile?.(path, fi, files.length);
-    const queue: Diagnostic[] = [];
-    const summary: FileSummary = {
-      path, format: "unrecognised", role: "refused", traces: 0, steps: 0, models: [],
-      hasOutcome: false, hasGoldLabels: false, errors: 0, warnings: 0, skippedLines: 0, skippedSteps: 0, skippedTraces: 0,
-    };
-    const ctx = {
-      options,
-      report: (d: Omit<Diagnostic, "file"> & { file?: string }) => queue.push({ ...d, file: d.file ?? path }),
-    };
-    let source: SourceFile | undefined;
-    let docText: Promise<string> | undefined;
-    /** A problem inside a single JSON document gets the line of its pointer. */
-    const locate = async (d: Diagnostic): Promise<void> => {
-      if (d.line !== undefined || d.pointer === undefined || d.file !== path || source?.sample.kind !== "json") return;
-      try {
-        docText ??= source.text();
-        d.line = lineOfPointer(await docText, d.pointer);
-      } catch {
-        /* no line, then */
-      }
-    };
-    const flush = async function* (): AsyncGenerator<ReadEvent> {
-      for (const d of queue.splice(0)) {
-        await locate(d);
-        if (d.level === "error") summary.errors++;
-        if (d.level === "warning") summary.warnings++;
-        if (d.skipped === "line" || d.skipped === "record") summary.skippedLines++;
-        if (d.skipped === "step") summary.skippedSteps++;
-        if (d.skipped === "trace") summary.skippedTraces++;
-        yield { type: "diagnostic", diagnostic: d };
-      }
-    };
+    options.onFile?.(files[fi]!, fi, files.length);
+    yield* readFile(files[fi]!, options, (id, path) => ids.assign(id, path));
+  }
+}
 
+/**
+ * One file of a read: its format detected, its traces streamed, its diagnostics and summary. `assignId` gives each
+ * trace its id in the whole read ({@link TraceIds}); a reader of one file in isolation (a worker of a parallel
+ * analysis) passes the identity and the caller assigns ids in read order. `options` must carry `inputRoots` and stay
+ * the same object for the whole read (adapters key per-read caches on it).
+ */
+export async function* readFile(path: string, options: ReadOptions, assignId: (id: string, path: string) => string): AsyncGenerator<ReadEvent> {
+  const forced = options.format ? findAdapter(options.format) : undefined;
+  const queue: Diagnostic[] = [];
+  const summary: FileSummary = {
+    path, format: "unrecognised", role: "refused", traces: 0, steps: 0, models: [],
+    hasOutcome: false, hasGoldLabels: false, errors: 0, warnings: 0, skippedLines: 0, skippedSteps: 0, skippedTraces: 0,
+  };
+  const ctx = {
+    options,
+    report: (d: Omit<Diagnostic, "file"> & { file?: string }) => queue.push({ ...d, file: d.file ?? path }),
+  };
+  let source: SourceFile | undefined;
+  let docText: Promise<string> | undefined;
+  /** A problem inside a single JSON document gets the line of its pointer. */
+  const locate = async (d: Diagnostic): Promise<void> => {
+    if (d.line !== undefined || d.pointer === undefined || d.file !== path || source?.sample.kind !== "json") return;
     try {
-      source = await openSource(path, ctx);
-    } catch (e) {
-      ctx.report({ level: "error", message: `cannot open: ${(e as Error).message}`, skipped: "file" });
-      yield* flush();
-      yield { type: "file", file: summary };
-      continue;
+      docText ??= source.text();
+      d.line = lineOfPointer(await docText, d.pointer);
+    } catch {
+      /* no line, then */
     }
-    const sample = source.sample;
-    let adapter: FormatAdapter | undefined = forced;
-    const claimed = !adapter && sample.kind !== "empty" && sample.kind !== "binary" ? supportingBeforeDetect(sample) : undefined;
-    if (!adapter && !claimed && sample.kind !== "empty" && sample.kind !== "binary") adapter = ADAPTERS.find((a) => safeDetect(a, sample));
+  };
+  const flush = async function* (): AsyncGenerator<ReadEvent> {
+    for (const d of queue.splice(0)) {
+      await locate(d);
+      if (d.level === "error") summary.errors++;
+      if (d.level === "warning") summary.warnings++;
+      if (d.skipped === "line" || d.skipped === "record") summary.skippedLines++;
+      if (d.skipped === "step") summary.skippedSteps++;
+      if (d.skipped === "trace") summary.skippedTraces++;
+      yield { type: "diagnostic", diagnostic: d };
+    }
+  };
 
-    if (!adapter) {
-      const support = claimed ?? (sample.kind === "empty" || sample.kind === "binary" ? undefined : supportingRole(sample));
-      const scalar = sample.kind === "json" && sample.records.length === 1 ? describeScalar(sample.records[0]) : undefined;
-      if (support) {
-        summary.role = "supporting";
-        summary.format = `supporting`;
-        summary.note = support;
-        ctx.report({ level: "notice", message: `supporting file (${support}); read by the trace files that use it` });
-      } else if (sample.kind === "empty") {
-        ctx.report({ level: "error", line: 1, message: "empty file", skipped: "file" });
-      } else if (sample.kind === "binary" && declaresJson(sample.ext)) {
-        // named JSON but not text: refused by name, never skipped quietly
-        ctx.report({ level: "error", message: `not JSON: binary content (NUL bytes) in a ${sample.ext} file`, skipped: "file" });
-      } else if (sample.kind === "binary" || NON_TRACE_EXT.has(sample.ext) || sample.kind === "text") {
-        summary.role = "skipped";
-        summary.format = "skipped";
-        summary.note = sample.kind === "binary" ? "binary file" : "not a trace format";
-        ctx.report({ level: "notice", message: `skipped: ${summary.note} (${sample.ext || sample.kind})` });
-      } else if (scalar) {
-        ctx.report({ level: "error", message: `unrecognised json file: the document is ${scalar}, not an object or array`, skipped: "file" });
-      } else {
-        const why = sample.parseError
-          ? `it does not parse as JSON (${sample.parseError.message})`
-          : `no format matched; tried ${ADAPTERS.map((a) => a.id).join(", ")}`;
-        ctx.report({ level: "error", line: sample.parseError?.line, message: `unrecognised ${sample.kind} file: ${why}`, skipped: "file" });
-      }
-      yield* flush();
-      yield { type: "file", file: summary };
-      continue;
-    }
-
-    summary.format = adapter.id;
-    summary.role = "trace";
-    const models = new Set<string>();
-    try {
-      for await (const trace of adapter.read(source, ctx)) {
-        yield* flush();
-        const id = ids.assign(trace.id, path);
-        if (id !== trace.id) {
-          trace.metadata.originalId = trace.id;
-          trace.id = id;
-        }
-        // a value an adapter parsed out of a string can still be nested deep enough to overflow recursive code later
-        const guarded = sanitizeValue(trace, { keepNonFinite: true });
-        if (guarded.cut)
-          ctx.report({ level: "warning", line: trace.source.line, message: `repaired: cut ${guarded.cut} value(s) nested deeper than ${MAX_DEPTH} levels in trace ${trace.id}` });
-        summary.traces++;
-        summary.steps += trace.steps.length;
-        if (trace.model) models.add(trace.model);
-        if (trace.outcome && (trace.outcome.success !== undefined || trace.outcome.reward !== undefined || trace.outcome.score !== undefined || trace.outcome.groundTruth))
-          summary.hasOutcome = true;
-        if (trace.goldLabels?.length) summary.hasGoldLabels = true;
-        yield* flush();
-        yield { type: "trace", trace };
-      }
-    } catch (e) {
-      ctx.report({ level: "error", message: `${adapter.id} reader failed, rest of the file skipped: ${(e as Error).message}`, skipped: "file" });
-    }
-    yield* flush();
-    summary.models = [...models].sort();
-    if (summary.traces === 0 && summary.errors === 0)
-      ctx.report({ level: "warning", message: `${adapter.id}: the file holds no traces` });
+  try {
+    source = await openSource(path, ctx);
+  } catch (e) {
+    ctx.report({ level: "error", message: `cannot open: ${(e as Error).message}`, skipped: "file" });
     yield* flush();
     yield { type: "file", file: summary };
+    return;
   }
+  const sample = source.sample;
+  let adapter: FormatAdapter | undefined = forced;
+  const claimed = !adapter && sample.kind !== "empty" && sample.kind !== "binary" ? supportingBeforeDetect(sample) : undefined;
+  if (!adapter && !claimed && sample.kind !== "empty" && sample.kind !== "binary") adapter = ADAPTERS.find((a) => safeDetect(a, sample));
+
+  if (!adapter) {
+    const support = claimed ?? (sample.kind === "empty" || sample.kind === "binary" ? undefined : supportingRole(sample));
+    const scalar = sample.kind === "json" && sample.records.length === 1 ? describeScalar(sample.records[0]) : undefined;
+    if (support) {
+      summary.role = "supporting";
+      summary.format = `supporting`;
+      summary.note = support;
+      ctx.report({ level: "notice", message: `supporting file (${support}); read by the trace files that use it` });
+    } else if (sample.kind === "empty") {
+      ctx.report({ level: "error", line: 1, message: "empty file", skipped: "file" });
+    } else if (sample.kind === "binary" && declaresJson(sample.ext)) {
+      // named JSON but not text: refused by name, never skipped quietly
+      ctx.report({ level: "error", message: `not JSON: binary content (NUL bytes) in a ${sample.ext} file`, skipped: "file" });
+    } else if (sample.kind === "binary" || NON_TRACE_EXT.has(sample.ext) || sample.kind === "text") {
+      summary.role = "skipped";
+      summary.format = "skipped";
+      summary.note = sample.kind === "binary" ? "binary file" : "not a trace format";
+      ctx.report({ level: "notice", message: `skipped: ${summary.note} (${sample.ext || sample.kind})` });
+    } else if (scalar) {
+      ctx.report({ level: "error", message: `unrecognised json file: the document is ${scalar}, not an object or array`, skipped: "file" });
+    } else {
+      const why = sample.parseError
+        ? `it does not parse as JSON (${sample.parseError.message})`
+        : `no format matched; tried ${ADAPTERS.map((a) => a.id).join(", ")}`;
+      ctx.report({ level: "error", line: sample.parseError?.line, message: `unrecognised ${sample.kind} file: ${why}`, skipped: "file" });
+    }
+    yield* flush();
+    yield { type: "file", file: summary };
+    return;
+  }
+
+  summary.format = adapter.id;
+  summary.role = "trace";
+  const models = new Set<string>();
+  try {
+    for await (const trace of adapter.read(source, ctx)) {
+      yield* flush();
+      const id = assignId(trace.id, path);
+      if (id !== trace.id) {
+        trace.metadata.originalId = trace.id;
+        trace.id = id;
+      }
+      // a value an adapter parsed out of a string can still be nested deep enough to overflow recursive code later
+      const guarded = sanitizeValue(trace, { keepNonFinite: true });
+      if (guarded.cut)
+        ctx.report({ level: "warning", line: trace.source.line, message: `repaired: cut ${guarded.cut} value(s) nested deeper than ${MAX_DEPTH} levels in trace ${trace.id}` });
+      summary.traces++;
+      summary.steps += trace.steps.length;
+      if (trace.model) models.add(trace.model);
+      if (trace.outcome && (trace.outcome.success !== undefined || trace.outcome.reward !== undefined || trace.outcome.score !== undefined || trace.outcome.groundTruth))
+        summary.hasOutcome = true;
+      if (trace.goldLabels?.length) summary.hasGoldLabels = true;
+      yield* flush();
+      yield { type: "trace", trace };
+    }
+  } catch (e) {
+    ctx.report({ level: "error", message: `${adapter.id} reader failed, rest of the file skipped: ${(e as Error).message}`, skipped: "file" });
+  }
+  yield* flush();
+  summary.models = [...models].sort();
+  if (summary.traces === 0 && summary.errors === 0)
+    ctx.report({ level: "warning", message: `${adapter.id}: the file holds no traces` });
+  yield* flush();
+  yield { type: "file", file: summary };
 }
 
 function safeDetect(a: FormatAdapter, s: Sample): boolean {

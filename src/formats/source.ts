@@ -230,7 +230,7 @@ export async function openSource(path: string, ctx: ReadContext): Promise<Source
     const bad = findInvalidUtf8(buf);
     if (bad >= 0) throw Object.assign(new Error(`invalid UTF-8 at byte ${bad}`), { line: lineAt(buf, bad) });
     const text = buf.toString("utf8", bom ? 3 : 0);
-    let r;
+    let r: ReturnType<typeof parseJsonLenient>;
     try {
       r = parseJsonLenient(text);
     } catch (e) {

@@ -6,6 +6,7 @@
 
 // Argument equivalence is shared with the rule detectors: one definition of "the same call" (src/trace/actions.ts).
 import { callKey, type ArgsEquivalenceOptions } from "../trace/actions.js";
+import { jaccard, wordGrams, words } from "../trace/similarity.js";
 export { DEFAULT_IGNORED_KEYS, normalizeArgs, canonicalJson, callKey, type ArgsEquivalenceOptions } from "../trace/actions.js";
 
 /** True when two calls are equivalent under the options. */
@@ -23,10 +24,8 @@ export function resultFingerprint(r: { output?: string; exitCode?: number; isErr
   return `${r.exitCode ?? ""}|${r.isError ? 1 : 0}|${out.replace(/\s+/g, " ").trim()}`;
 }
 
-/** Lower-cased words of a text (letters, digits, underscores). */
-export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-}
+// One similarity measure for guards and detectors (trace/similarity.ts).
+export { words } from "../trace/similarity.js";
 
 /** A text tokenised once for {@link profileSimilarity}: a guard comparing each new message with many kept ones keeps these. */
 export interface TextProfile {
@@ -38,18 +37,13 @@ export interface TextProfile {
 
 export function textProfile(text: string): TextProfile {
   const w = words(text);
-  return { joined: w.join(" "), grams: w.length < 3 ? new Set(w) : new Set(w.slice(1).map((x, i) => `${w[i]} ${x}`)) };
+  return { joined: w.join(" "), grams: w.length < 3 ? new Set(w) : wordGrams(w, 2) };
 }
 
 /** {@link textSimilarity} of two profiled texts. */
 export function profileSimilarity(a: TextProfile, b: TextProfile): number {
   if (a.joined === b.joined) return 1;
-  const ga = a.grams;
-  const gb = b.grams;
-  if (ga.size === 0 || gb.size === 0) return 0;
-  let inter = 0;
-  for (const g of ga) if (gb.has(g)) inter++;
-  return inter / (ga.size + gb.size - inter);
+  return jaccard(a.grams, b.grams);
 }
 
 /**

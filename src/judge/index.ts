@@ -5,6 +5,7 @@ export {
   plannedMessages,
   dryRunReport,
   dryRunRow,
+  planCoverage,
   emptyTotals,
   addToTotals,
   type JudgeOptions,

@@ -211,7 +211,7 @@ describe("windowed judging of a long trace", () => {
       if (codes.includes("1.3") && first === 0) present["1.3"] = { steps: [3], evidence: ["checking logs again"] };
       if (codes.includes("2.3") && text.includes("[step 50]")) present["2.3"] = { steps: [50], evidence: ["pod-50 CrashLoopBackOff"] };
       if (codes.includes("3.1")) present["3.1"] = { steps: [59], evidence: ["Step 59: kubectl get pods"] };
-      return { kind: "answer", content: jsonAnswer(codes, present, { summary: `summary #${n}`, taskSuccess: codes.includes("3.1") ? false : true }) };
+      return { kind: "answer", content: jsonAnswer(codes, present, { summary: `summary #${n}`, taskSuccess: !codes.includes("3.1") }) };
     });
     const j = await judgeTrace(longTrace(), [], opts({ windowTokens: 700, overlapTokens: 100 }));
     expect(j.failed).toBe(false);
@@ -237,17 +237,35 @@ describe("windowed judging of a long trace", () => {
     expect(promptText(reqs.at(-1)!.body)).toContain(`[… outline of steps ${cut.from}–${cut.to} omitted`);
   });
 
-  it("says so when a budget forces a cut", async () => {
+  it("shows a step larger than a window in parts across windows instead of cutting it", async () => {
+    const output = Array.from({ length: 400 }, (_, i) => `log line ${i} with details`).join("\n");
     const t = buildTrace({ id: "big", source: { file: "m", format: "t", index: 0 } }, [
       { agent: "a", role: "assistant", kind: "message", text: "short start" },
-      { agent: "env", role: "tool", kind: "tool_result", tool: { name: "cat", output: "log line with details\n".repeat(400) } },
+      { agent: "env", role: "tool", kind: "tool_result", tool: { name: "cat", output } },
       { agent: "a", role: "assistant", kind: "message", text: "short end" },
     ]);
-    const j = await judgeTrace(t, [], opts({ windowTokens: 300, render: { maxFieldChars: 100_000 } }));
+    const j = await judgeTrace(t, [], opts({ windowTokens: 300 }));
     const s = judgeOf(j.diagnosis);
-    expect(s.truncated).toBe(true);
-    expect(s.forcedCuts[0]).toMatchObject({ kind: "step-clipped", step: 1 });
-    expect(promptText(server.requests[0]!.body) + promptText(server.requests[1]!.body)).toMatch(/\[… \d+ chars elided …\]/);
+    expect(s.forcedCuts.filter((c) => c.kind === "step-clipped")).toEqual([]);
+    const windows = server.requests.map((r) => promptText(r.body)).filter((p) => /\(part \d+\/\d+\)/.test(p));
+    expect(windows.length).toBeGreaterThan(2);
+    const shown = windows.join("\n");
+    expect(shown).not.toMatch(/\[… \d+ chars elided …\]/);
+    for (let i = 0; i < 400; i++) expect(shown).toContain(`log line ${i} with details`);
+    const plan = planJudgement(t, [], opts({ windowTokens: 300 }));
+    expect(dryRunReport([plan]).traces[0]).toMatchObject({ coverage: 1, elisions: [], split_steps: 1 });
+  });
+
+  it("reports every field a field limit clips, and the coverage that leaves, in the dry run", () => {
+    const t = buildTrace({ id: "clip", source: { file: "m", format: "t", index: 0 } }, [
+      { agent: "a", role: "assistant", kind: "message", text: "x".repeat(5000) },
+      { agent: "a", role: "assistant", kind: "message", text: "short end" },
+    ]);
+    const row = dryRunReport([planJudgement(t, [], opts({ render: { maxFieldChars: 1000 } }))]).traces[0]!;
+    expect(row.elisions).toHaveLength(1);
+    expect(row.elisions[0]).toMatchObject({ step: 0, field: "text" });
+    expect(row.chars - row.shown_chars).toBe(row.elisions[0]!.chars);
+    expect(row.coverage).toBeLessThan(0.25);
   });
 });
 

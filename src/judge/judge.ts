@@ -6,7 +6,7 @@ import { EvidenceIndex, verifyClaim, type ClaimCheck } from "./evidence.js";
 import { mapOrdered } from "./pool.js";
 import { finalMessages, finalPassCodes, mastMessages, promptVersion, windowMessages, type ChatMessage, type JudgeMode } from "./prompt.js";
 import { Redactor, sumCounts, type RedactionConfig, type RedactionCounts } from "./redact.js";
-import { clipMiddle, estimateTokens, renderTrace, type RenderedStep, type RenderOptions } from "./render.js";
+import { clipMiddle, estimateTokens, renderTrace, type Elision, type RenderedStep, type RenderOptions } from "./render.js";
 import { jsonSchemaResponseFormat, parseJudgeAnswer, parseMastAnswer, type JudgeAnswer, type MastAnswer, type ParseResult } from "./response.js";
 import { planWindows, wholeRunView, type ForcedCut } from "./windows.js";
 
@@ -516,8 +516,41 @@ export function addToTotals(t: JudgeTotals, j: TraceJudgement, price?: ChatModel
   return t;
 }
 
+/**
+ * How much of a trace's step content the plan's calls show: `chars` = every step's content (with what the field limit
+ * clipped), `shown` = the characters some call shows. Lost are clipped field middles (`--max-field-chars`) and, in the
+ * single-call MAST-compatible mode, steps shown only as outline lines (counted whole: an outline line keeps at most a
+ * few hundred characters) and a clipped last step. A windowed plan shows every character of every step in some window
+ * (steps larger than a window in parts); its final pass's outline is a view of what the windows showed, not a loss.
+ */
+export function planCoverage(plan: JudgePlan): { chars: number; shown: number; share: number; elisions: Elision[] } {
+  const bodies = new Map<number, number>();
+  for (const s of plan.steps) bodies.set(s.index, (bodies.get(s.index) ?? 0) + s.body.length);
+  const elisions = plan.steps.flatMap((s) => s.elisions);
+  const listed = elisions.reduce((n, e) => n + e.chars, 0);
+  if (plan.elisions.chars > listed) elisions.unshift({ step: -1, field: "task", chars: plan.elisions.chars - listed });
+  const chars = [...bodies.values()].reduce((a, b) => a + b, 0) + plan.elisions.chars;
+  let lost = plan.elisions.chars;
+  if (plan.mode === "mast-compatible")
+    for (const c of plan.forcedCuts) {
+      if (c.kind === "steps-outlined" || c.kind === "outline-omitted") for (const [i, n] of bodies) if (i >= c.from! && i <= c.to!) lost += n;
+      if (c.kind === "step-clipped") lost += c.chars ?? 0;
+    }
+  lost = Math.min(lost, chars);
+  return { chars, shown: chars - lost, share: chars ? (chars - lost) / chars : 1, elisions };
+}
+
 export interface DryRunReport {
-  traces: { trace_id: string; windows: number; calls: number; input_tokens_estimate: number; forced_cuts: number; redactions: number; error?: string }[];
+  traces: {
+    trace_id: string; windows: number; calls: number; input_tokens_estimate: number; forced_cuts: number; redactions: number;
+    /** Share of the trace's step content some call shows (see planCoverage), and the characters behind it. */
+    coverage: number; chars: number; shown_chars: number;
+    /** Every field the field limit clipped (none by default): step (-1: the task), field, characters removed. */
+    elisions: Elision[];
+    /** Steps larger than a window, shown across windows in parts. */
+    split_steps: number;
+    error?: string;
+  }[];
   totals: { traces: number; calls: number; input_tokens_estimate: number };
 }
 
@@ -525,6 +558,7 @@ export type DryRunRow = DryRunReport["traces"][number];
 
 /** One trace's row of the dry-run document (a streaming caller builds the totals itself). */
 export function dryRunRow(p: JudgePlan): DryRunRow {
+  const cov = planCoverage(p);
   return {
     trace_id: p.traceId,
     windows: p.windows,
@@ -532,6 +566,11 @@ export function dryRunRow(p: JudgePlan): DryRunRow {
     input_tokens_estimate: p.inputTokensEstimate,
     forced_cuts: p.forcedCuts.length,
     redactions: sumCounts(p.redactions),
+    coverage: Math.round(cov.share * 10_000) / 10_000,
+    chars: cov.chars,
+    shown_chars: cov.shown,
+    elisions: cov.elisions,
+    split_steps: new Set(p.steps.filter((s) => s.part).map((s) => s.index)).size,
     ...(p.error ? { error: p.error } : {}),
   };
 }

@@ -183,7 +183,7 @@ export const DEFAULT_PATTERNS: readonly RedactionPattern[] = [
     kind: "basic-auth",
     pattern:
       /\b(?<scheme>basic)(?<sp>[ \t]+)(?<b64>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])|(?<![^\s'"])(?<flag>-u|--user)(?<fsp>[ \t]+|=)(?<fq>["']?)(?<user>[^\s:'"]+):(?<pw>[^\s'"]+)/i,
-    replacement: (m, _g, n) => {
+    replacement: (_m, _g, n) => {
       if (n.b64 !== undefined) {
         const t = n.b64;
         return t.length % 4 === 0 && (/[\d+/=]/.test(t) || /[a-z][A-Z]/.test(t)) ? `${n.scheme}${n.sp}${placeholder("basic-auth")}` : null;
@@ -194,7 +194,7 @@ export const DEFAULT_PATTERNS: readonly RedactionPattern[] = [
     },
   },
   // The scheme starts after a non-scheme character (not at every \b inside a long dotted word: that was quadratic).
-  { kind: "url-password", pattern: /(?<![a-z0-9+.\-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]+:)[^\s@/]+(@)/i, replacement: `$1${placeholder("url-password")}$2` },
+  { kind: "url-password", pattern: /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]+:)[^\s@/]+(@)/i, replacement: `$1${placeholder("url-password")}$2` },
   // JSON web tokens: base64url header (`{"` → `eyJ`), payload and signature.
   { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/ },
   {
@@ -244,7 +244,7 @@ export const DEFAULT_PATTERNS: readonly RedactionPattern[] = [
     replacement: assignmentReplacer,
   },
   // Addresses, also inside file names (`trace_bob@x.com.json`) and URL-encoded (`bob%40x.com`).
-  { kind: "email", pattern: /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/ },
+  { kind: "email", pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/ },
 ];
 
 export type RedactionCounts = Record<string, number>;

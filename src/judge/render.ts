@@ -2,8 +2,8 @@ import type { Step, Trace } from "../trace/index.js";
 
 /**
  * Renders a trace as numbered steps for the judge: one block per step with its canonical index, agent, role and kind,
- * the tool name, arguments and exit code, and the text or output. Long fields are clipped in the middle with an
- * explicit marker, and every clip is recorded, so nothing is cut without the result saying so.
+ * the tool name, arguments and exit code, and the text or output. Nothing is cut by default; with a field limit
+ * (`maxFieldChars`) long fields are clipped in the middle with an explicit marker, and every clip is recorded.
  */
 
 /** The marker that replaces clipped text; the judge sees it, and evidence that spans it is rejected. */
@@ -19,11 +19,14 @@ export interface Elision {
 }
 
 export interface RenderOptions {
-  /** Longest text, argument or output field kept whole; longer ones keep head and tail around a marker. */
+  /**
+   * Longest text, argument or output field kept whole; longer ones keep head and tail around a marker (each cut is
+   * recorded). Default: no limit — a step larger than a window is split across windows instead (see splitStep).
+   */
   maxFieldChars?: number;
 }
 
-export const DEFAULT_MAX_FIELD_CHARS = 50_000;
+export const DEFAULT_MAX_FIELD_CHARS = Number.POSITIVE_INFINITY;
 
 export interface RenderedStep {
   index: number;
@@ -36,6 +39,8 @@ export interface RenderedStep {
   block: string;
   tokens: number;
   elisions: Elision[];
+  /** Set on the parts of a step split across windows (1-based part number, number of parts). */
+  part?: { n: number; of: number };
 }
 
 export interface RenderedTrace {
@@ -132,6 +137,38 @@ export function clipStepToTokens(step: RenderedStep, maxTokens: number): { step:
       return { step: { ...step, body: c.text, block, tokens, elisions }, elided: c.elided };
     }
     maxChars = Math.floor(maxChars * 0.9);
+  }
+}
+
+/**
+ * Splits a step larger than `maxTokens` into consecutive parts that each fit, for windows: every character of the body
+ * is in exactly one part (cut at a line break where one is near), and each part's header names the step and the part
+ * (`[step 7] … (part 2/3)`). Evidence is still checked against the whole step (the rendered step, not its parts).
+ */
+export function splitStep(step: RenderedStep, maxTokens: number): RenderedStep[] {
+  if (step.tokens <= maxTokens) return [step];
+  const headerTokens = estimateTokens(`${step.header} (part 99/99)`) + 1;
+  const room = Math.max(1, maxTokens - headerTokens);
+  // characters per part from the body's own chars-per-token ratio, tightened until every part fits
+  let chars = Math.max(1, Math.floor((step.body.length * room) / Math.max(1, step.tokens)));
+  for (;;) {
+    const chunks: string[] = [];
+    for (let at = 0; at < step.body.length; ) {
+      let end = Math.min(step.body.length, at + chars);
+      if (end < step.body.length) {
+        const nl = step.body.lastIndexOf("\n", end);
+        if (nl > at + chars * 0.8) end = nl + 1;
+      }
+      chunks.push(step.body.slice(at, end));
+      at = end;
+    }
+    const parts = chunks.map((body, k) => {
+      const header = `${step.header} (part ${k + 1}/${chunks.length})`;
+      const block = `${header}\n${body}`;
+      return { ...step, header, body, block, tokens: estimateTokens(block), elisions: k === 0 ? step.elisions : [], part: { n: k + 1, of: chunks.length } };
+    });
+    if (parts.every((p) => p.tokens <= maxTokens) || chars === 1) return parts;
+    chars = Math.max(1, Math.floor(chars * 0.85));
   }
 }
 

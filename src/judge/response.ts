@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { repairJson } from "../trace/index.js";
 
 /**
  * What the judge must answer, and the two parsers: the structured JSON answer (validated by a zod schema that is also
@@ -43,25 +44,12 @@ export function jsonSchemaResponseFormat(codes: readonly string[]) {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** Takes the JSON object out of a reply: the whole text, a ```json fence, or the outermost {...}. */
+/** Takes the JSON out of a reply, repaired as any model-written JSON is (src/trace/json.ts: fences, prose around it…). */
 export function extractJson(text: string): ParseResult<unknown> {
   const t = text.trim();
   if (!t) return { ok: false, error: "empty answer" };
-  const candidates = [t];
-  const fence = /```(?:json)?\s*\n([\s\S]*?)\n\s*```/i.exec(t);
-  if (fence?.[1]) candidates.push(fence[1]);
-  const first = t.indexOf("{");
-  const last = t.lastIndexOf("}");
-  if (first >= 0 && last > first) candidates.push(t.slice(first, last + 1));
-  let err = "";
-  for (const c of candidates) {
-    try {
-      return { ok: true, value: JSON.parse(c) };
-    } catch (e) {
-      err ||= (e as Error).message;
-    }
-  }
-  return { ok: false, error: `answer is not valid JSON (${err}): ${JSON.stringify(t.slice(0, 120))}` };
+  const r = repairJson(t);
+  return r.ok ? { ok: true, value: r.value } : { ok: false, error: `answer is not valid JSON (${r.error}): ${JSON.stringify(t.slice(0, 120))}` };
 }
 
 export function parseJudgeAnswer(text: string, codes: readonly string[]): ParseResult<JudgeAnswer> {

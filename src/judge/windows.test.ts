@@ -41,17 +41,27 @@ describe("planWindows", () => {
     expect(plan.windows).toEqual([{ index: 0, start: 0, end: 5, tokens: total, overlap: 0 }]);
   });
 
-  it("clips a step larger than the budget and records the cut instead of dropping it", () => {
-    const s = steps(6, (i) => (i === 3 ? "giant output line ".repeat(400) : `small step ${i}`));
+  it("splits a step larger than the budget across windows: every character shown, nothing cut", () => {
+    const giant = Array.from({ length: 400 }, (_, i) => `giant output line ${i}`).join("\n");
+    const s = steps(6, (i) => (i === 3 ? giant : `small step ${i}`));
     const budget = 300;
     const plan = planWindows(s, { budget });
-    expect(plan.forcedCuts).toHaveLength(1);
-    expect(plan.forcedCuts[0]).toMatchObject({ kind: "step-clipped", step: 3 });
-    expect(plan.forcedCuts[0]!.chars).toBeGreaterThan(0);
-    expect(plan.steps[3]!.tokens).toBeLessThanOrEqual(budget);
-    expect(plan.steps[3]!.body).toMatch(/\[… \d+ chars elided …\]/);
-    // Still every step is shown somewhere.
-    expect(new Set(plan.windows.flatMap((w) => Array.from({ length: w.end - w.start }, (_, k) => w.start + k))).size).toBe(6);
+    expect(plan.forcedCuts).toEqual([]);
+    const parts = plan.steps.filter((x) => x.index === 3);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(plan.splits).toEqual([{ step: 3, parts: parts.length }]);
+    parts.forEach((p, k) => {
+      expect(p.part).toEqual({ n: k + 1, of: parts.length });
+      expect(p.header).toBe(`${s[3]!.header} (part ${k + 1}/${parts.length})`);
+      expect(p.tokens).toBeLessThanOrEqual(budget);
+    });
+    // the parts, in order, are the step's body exactly
+    expect(parts.map((p) => p.body).join("")).toBe(s[3]!.body);
+    expect(plan.steps.map((x) => x.body).join("")).not.toMatch(/chars elided/);
+    // every position (every part of every step) is in some window, and no window is over budget
+    const covered = new Set(plan.windows.flatMap((w) => Array.from({ length: w.end - w.start }, (_, k) => w.start + k)));
+    expect(covered.size).toBe(plan.steps.length);
+    for (const w of plan.windows) expect(w.tokens).toBeLessThanOrEqual(budget);
   });
 
   it("always moves forward even when the overlap could hold a whole window", () => {

@@ -1,10 +1,11 @@
-import { clipStepToTokens, estimateTokens, type RenderedStep } from "./render.js";
+import { clipStepToTokens, estimateTokens, splitStep, type RenderedStep } from "./render.js";
 
 /**
  * Splits a rendered trace into overlapping windows of whole steps within a token budget, and builds the compressed
- * whole-run view of the final pass. Every step is shown in some window; the last window always ends at the last step
- * (the tail, where termination and verification happen, is never dropped). When the budget forces a cut, a
- * `ForcedCut` says where and how much.
+ * whole-run view of the final pass. Every character of every step is shown in some window: a step larger than a
+ * window is split into parts across windows, never cut. The last window always ends at the last step (the tail, where
+ * termination and verification happen, is never dropped). When the final pass's budget forces a cut, a `ForcedCut`
+ * says where and how much.
  */
 
 export interface StepWindow {
@@ -36,8 +37,13 @@ export interface ForcedCut {
 
 export interface WindowPlan {
   windows: StepWindow[];
-  /** The steps as they will be shown: identical to the input except where a cut was forced. */
+  /**
+   * The steps as they will be shown: the input, except that a step larger than the budget is replaced by its parts
+   * (same index, `(part k/n)` in the header). Window positions refer to this list.
+   */
   steps: RenderedStep[];
+  /** Steps split into parts: canonical index and number of parts. */
+  splits: { step: number; parts: number }[];
   forcedCuts: ForcedCut[];
 }
 
@@ -52,17 +58,14 @@ export function planWindows(steps: RenderedStep[], opts: WindowOptions): WindowP
   const budget = Math.max(1, Math.floor(opts.budget));
   const overlapTokens = Math.max(0, Math.floor(opts.overlapTokens ?? budget * 0.15));
   const forcedCuts: ForcedCut[] = [];
-  // A step larger than a whole window is the only case where content must be cut; say so.
-  const shown = steps.map((s) => {
-    if (s.tokens <= budget) return s;
-    const c = clipStepToTokens(s, budget);
-    forcedCuts.push({
-      kind: "step-clipped",
-      step: s.index,
-      chars: c.elided,
-      note: `step ${s.index} (${s.tokens} tokens) is larger than the window budget of ${budget} tokens; its middle was clipped`,
-    });
-    return c.step;
+  // A step larger than a whole window goes across windows in parts. Parts are at most half a window, so that the
+  // final pass's tail (60 % of a budget) can show the last one whole.
+  const splits: { step: number; parts: number }[] = [];
+  const shown = steps.flatMap((s) => {
+    if (s.tokens <= budget) return [s];
+    const parts = splitStep(s, Math.max(1, Math.floor(budget / 2)));
+    splits.push({ step: s.index, parts: parts.length });
+    return parts;
   });
 
   const windows: StepWindow[] = [];
@@ -81,7 +84,7 @@ export function planWindows(steps: RenderedStep[], opts: WindowOptions): WindowP
     overlap = end - next;
     start = next;
   }
-  return { windows, steps: shown, forcedCuts };
+  return { windows, steps: shown, forcedCuts, splits };
 }
 
 export interface WholeRunView {

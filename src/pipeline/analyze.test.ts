@@ -7,7 +7,7 @@ import { Store } from "../store/index.js";
 import { DiagnosisSchema, quoteInSteps } from "../trace/index.js";
 import { MAST_CODES } from "../taxonomy/index.js";
 import { readAll } from "../formats/index.js";
-import { replaySummary } from "../guards/replay.js";
+import { replaySummary } from "./replay.js";
 import type { Trace } from "../trace/index.js";
 import { diagnoseTrace } from "./diagnose.js";
 

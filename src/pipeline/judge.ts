@@ -1,7 +1,7 @@
 import type { Diagnostic, ReadOptions } from "../formats/index.js";
 import { addToTotals, emptyTotals, judgeTrace, mapOrdered, planJudgement, StoreCache, type JudgeCache, type JudgeOptions, type JudgePlan, type JudgeTotals, type TraceJudgement } from "../judge/index.js";
 import { decisiveStep, detectionContext } from "../detectors/index.js";
-import { RunWriter, type RunOutputs } from "./run-writer.js";
+import { RunWriter, type RunOutputs, type RunStoredHook } from "./run-writer.js";
 import type { RunSummary } from "../report/index.js";
 import type { RunStatus } from "../store/index.js";
 import { mast } from "../taxonomy/index.js";
@@ -38,6 +38,8 @@ export interface JudgeInputOptions extends DiagnoseOptions, Pick<ReadOptions, "f
 export interface JudgeRunOptions extends JudgeInputOptions {
   out: string;
   db: string;
+  /** Called once the run is stored (the CLI stores the dashboard's overview then). */
+  onRunStored?: RunStoredHook;
   /** `analyze --judge`: store the rules diagnosis too and write the combined diagnosis. */
   combine?: boolean;
   /** Call cache: default the store's own (`--db`); another JudgeCache (a JSONL file); null for none. */
@@ -135,7 +137,7 @@ export async function judgeRun(paths: string[], opts: JudgeRunOptions): Promise<
   const taxonomy = opts.taxonomy ?? mast;
   const modelName = opts.judge.model.model;
   const annotator = judgeAnnotator(modelName, opts.combine);
-  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator, taxonomy: taxonomy.version, replace: opts.replace, name: opts.name });
+  const writer = new RunWriter(paths, { out: opts.out, db: opts.db, annotator, taxonomy: taxonomy.version, replace: opts.replace, name: opts.name, onRunStored: opts.onRunStored });
   const storeCache = opts.cache === undefined ? new StoreCache(writer.store) : undefined;
   const cache = storeCache ?? opts.cache ?? undefined;
   const counts = emptyCounts();

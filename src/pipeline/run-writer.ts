@@ -1,7 +1,7 @@
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
 import { basename } from "node:path";
 import { summarize, writeReports, type ReportPaths, type RunSummary } from "../report/index.js";
-import { openStore, type FaultlineStore, type RunStatus } from "../store/index.js";
+import { openStore, type FaultlineStore, type RunStatus, type StoredTrace } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 import type { RunCounts } from "./diagnosed.js";
 import { OutputDir } from "./output-dir.js";
@@ -19,7 +19,17 @@ export interface RunWriterOptions {
   replace?: boolean;
   /** The run's name (default: `<first input>-<YYYYMMDD-HHMMSS>`, made unique). */
   name?: string;
+  /** An incomplete run to continue (its id) instead of starting a new one. */
+  resume?: string;
+  /**
+   * Called once the run is stored, before its reports: e.g. the dashboard's overview computed now rather than on its
+   * first view (the CLI passes the server's `storeOverviews`; the pipeline does not depend on the server).
+   */
+  onRunStored?: RunStoredHook;
 }
+
+/** Work done with a finished run's store, id and diagnoses (see {@link RunWriterOptions.onRunStored}). */
+export type RunStoredHook = (store: FaultlineStore, runId: string, diagnoses: readonly Diagnosis[]) => Promise<void>;
 
 /** Where a finished run's files are. */
 export interface RunOutputs {
@@ -70,13 +80,16 @@ export class RunWriter {
   private _store?: FaultlineStore;
   private _runId?: string;
   private out?: WriteStream;
-  private batch: { trace: Trace; diagnosis: Diagnosis }[] = [];
+  private batch: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[] = [];
+  /** Traces written in this process (a resumed run drops stored ones its inputs no longer hold). */
+  private readonly seen = new Set<string>();
 
   constructor(
     readonly paths: string[],
     private readonly opts: RunWriterOptions,
   ) {
     this.output = new OutputDir(opts.out);
+    this._runId = opts.resume;
   }
 
   /** The store (opened on first use). */
@@ -95,14 +108,19 @@ export class RunWriter {
     return this.output.finalPath("findings.jsonl");
   }
 
-  /** Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. */
-  async write(trace: Trace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = []): Promise<void> {
+  /**
+   * Records a trace's final diagnosis (written to findings.jsonl) and any extra diagnoses kept only in the store. The
+   * trace may come serialised already (a worker of a parallel analysis); `stored` marks one a resumed run kept.
+   */
+  async write(trace: Trace | StoredTrace, d: Diagnosis, counts: RunCounts, alsoStore: Diagnosis[] = [], opts: { stored?: boolean } = {}): Promise<void> {
     this._runId ??= await this.store.beginRun(this.paths, this.opts.annotator, this.opts.taxonomy, this.opts.name ? { name: this.opts.name } : {});
     this.out ??= createWriteStream(this.output.path("findings.jsonl"));
     if (d.modes) counts.annotated++;
     else counts.failed++;
     if (!this.out.write(`${JSON.stringify(d)}\n`)) await new Promise<void>((r) => this.out!.once("drain", () => r()));
     this.diagnoses.push(d);
+    this.seen.add("id" in trace ? trace.id : trace.trace_id);
+    if (opts.stored) return; // already in the resumed run's store, unchanged
     for (const extra of alsoStore) this.batch.push({ trace, diagnosis: extra });
     this.batch.push({ trace, diagnosis: d });
     if (this.batch.length >= BATCH) await this.flush();
@@ -126,10 +144,13 @@ export class RunWriter {
    */
   async complete(counts: RunCounts, status: RunStatus, extra: Pick<RunSummary, "replay"> = {}): Promise<CompletedRun> {
     const runId = this._runId;
-    if (runId === undefined) throw new NoTracesError(this.paths, counts, status === "incomplete");
+    // (a resumed run has its id from the start: it too needs a trace read in this process)
+    if (runId === undefined || this.seen.size === 0) throw new NoTracesError(this.paths, counts, status === "incomplete");
     await this.endStream();
     await this.flush();
+    if (this.opts.resume && status === "complete") await this.store.pruneTraces(runId, this.seen);
     const { replaced } = await this.store.finishRun(runId, counts, { status, replace: this.opts.replace });
+    await this.opts.onRunStored?.(this.store, runId, this.diagnoses);
     const base = await summarize(runId, this.opts.annotator, counts, this.diagnoses);
     const { run_id, ...rest } = base;
     const summary: RunSummary = { run_id, status, ...rest, ...extra };

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { analyze } from "./analyze.js";
 import { NoTracesError } from "./run-writer.js";
 import { OUTPUT_FILES } from "./output-dir.js";
-import { Store } from "../store/index.js";
+import { openStore, Store } from "../store/index.js";
+import { freshDatabase } from "../testing/pg.js";
 import { createApp } from "../server/app.js";
 import type { Overview, RunsResponse } from "../server/api-types.js";
 import { fixtureSet, fixtureTrace, writeTraces } from "../server/fixtures.js";
@@ -237,5 +238,82 @@ describe("the output folder", () => {
     expect(missing).toBeInstanceOf(NoTracesError);
     expect((missing as NoTracesError).counts.errors).toBe(1);
     expect(readdirSync(root)).toEqual(["empty"]);
+  });
+});
+
+describe.each([
+  ["SQLite", async (root: string) => join(root, "store.db")],
+  ["PostgreSQL", async () => freshDatabase("resume")],
+])("an interrupted run, resumed (%s store)", (_engine, storeFor) => {
+  it("continues the same run: traces it stored unchanged are not diagnosed again, changed and new ones are; the result equals a fresh run", async () => {
+    const root = mkdtempSync(join(tmpdir(), "faultline-resume-"));
+    const db = await storeFor(root);
+    const input = traces(join(root, "traces"), 30);
+    const stop = new AbortController();
+    let seen = 0;
+    const first = await analyze([input], { out: join(root, "out"), db, signal: stop.signal, onTrace: () => void (++seen === 8 && stop.abort()) });
+    expect(first).toMatchObject({ status: "incomplete", counts: { traces: 8 } });
+    const firstIds = first.diagnoses.map((d) => d.trace_id);
+    // one of the stored traces changes before the restart: its hash differs, so it is diagnosed again
+    const file = join(input, "traces.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const edited = JSON.parse(lines[0]!) as { id: string; steps: { text?: string }[] };
+    expect(firstIds).toContain(edited.id);
+    edited.steps[0]!.text = `${edited.steps[0]!.text ?? ""} (edited)`;
+    lines[0] = JSON.stringify(edited);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+
+    // the detectors count what they are asked to diagnose
+    const diagnosed = new Set<string>();
+    const { DETECTORS } = await import("../detectors/index.js");
+    const counting = DETECTORS.map((d, i) => (i === 0 ? { ...d, detect: (t: Parameters<typeof d.detect>[0], c: Parameters<typeof d.detect>[1]) => (diagnosed.add(t.id), d.detect(t, c)) } : d));
+    const resumed = await analyze([input], { out: join(root, "out"), db, resume: true, detectors: counting });
+    expect(resumed).toMatchObject({ runId: first.runId, status: "complete", counts: { traces: 30 } });
+    expect(resumed.reused).toBe(7);
+    expect(diagnosed.size).toBe(23);
+    expect(firstIds.filter((id) => !diagnosed.has(id))).toHaveLength(7);
+    expect(diagnosed.has(edited.id)).toBe(true);
+
+    const fresh = await analyze([input], { out: join(root, "fresh"), db: join(root, "fresh.db") });
+    const byId = (ds: { trace_id: string }[]) => [...ds].sort((a, b) => a.trace_id.localeCompare(b.trace_id));
+    expect(byId(resumed.diagnoses)).toEqual(byId(fresh.diagnoses));
+    expect(readFileSync(join(root, "out", "summary.json"), "utf8").replace(first.runId, "R")).toBe(readFileSync(join(root, "fresh", "summary.json"), "utf8").replace(fresh.runId, "R"));
+    const store = openStore(db);
+    try {
+      expect((await store.runs()).map((r) => [r.id, r.status, r.trace_count])).toEqual([[first.runId, "complete", 30]]);
+      expect(byId(await store.diagnoses(first.runId))).toEqual(byId(fresh.diagnoses));
+      // nothing left to resume: the next --resume starts a new run
+      expect(await store.resumableRun([input], resumed.diagnoses[0]!.annotator)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("drops the stored traces its inputs no longer hold once the resumed run completes", async () => {
+    const root = mkdtempSync(join(tmpdir(), "faultline-resume-prune-"));
+    const db = await storeFor(root);
+    const input = traces(join(root, "traces"), 12);
+    const stop = new AbortController();
+    let seen = 0;
+    const first = await analyze([input], { out: join(root, "out"), db, signal: stop.signal, onTrace: () => void (++seen === 5 && stop.abort()) });
+    expect(first).toMatchObject({ status: "incomplete", counts: { traces: 5 } });
+    // the first stored trace leaves the inputs before the restart
+    const file = join(input, "traces.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const gone = (JSON.parse(lines[0]!) as { id: string }).id;
+    expect(first.diagnoses.map((d) => d.trace_id)).toContain(gone);
+    writeFileSync(file, `${lines.slice(1).join("\n")}\n`);
+    const resumed = await analyze([input], { out: join(root, "out"), db, resume: true });
+    expect(resumed).toMatchObject({ runId: first.runId, status: "complete", counts: { traces: 11 } });
+    expect(resumed.reused).toBe(4);
+    const store = openStore(db);
+    try {
+      expect((await store.run(first.runId))?.trace_count).toBe(11);
+      expect(await store.trace(first.runId, gone)).toBeUndefined();
+      expect((await store.diagnoses(first.runId)).map((d) => d.trace_id)).not.toContain(gone);
+      expect(await store.runsWithTrace(gone)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,3 +1,6 @@
+import { html, raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+
 /*
  * The one gate every piece of untrusted text (anything from a trace: ids, model names, evidence, file names) passes
  * before it goes into HTML. The report never builds a URL, a script or a style from such text, so escaping it as
@@ -26,3 +29,21 @@ const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;
 export function escapeHtml(value: unknown): string {
   return cleanText(value).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
+
+/** An HTML fragment: hono/html's escaped string, which `h` interpolates as it is. */
+export type Html = HtmlEscapedString;
+type HtmlValue = Html | string | number | null | undefined | false | readonly HtmlValue[];
+
+const cleanValue = (v: HtmlValue): HtmlValue => (typeof v === "string" ? cleanText(v) : Array.isArray(v) ? v.map(cleanValue) : v);
+
+/**
+ * The report's HTML template tag: hono/html's `html`, which escapes every interpolated string (text and double- or
+ * single-quoted attribute values alike), after {@link cleanText}. Fragments made by `h` go in unescaped, arrays of them
+ * are concatenated; null, undefined and false render nothing.
+ */
+export function h(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  return html(strings, ...values.map(cleanValue)) as Html;
+}
+
+/** Trusted markup made by this module (a style block, a policy): never text from a trace. */
+export const trusted = (markup: string): Html => raw(markup) as Html;

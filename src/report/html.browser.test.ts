@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpus } from "../testing/corpus.js";
 import { INTERVENTIONS } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import { buildReportData } from "./data.js";
 import { decisiveRun, HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { renderHtml } from "./html.js";

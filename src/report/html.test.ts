@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildReportData } from "./data.js";
-import { cleanText, escapeHtml } from "./escape.js";
+import { readFileSync } from "node:fs";
+import ts from "typescript";
+import { cleanText, escapeHtml, h } from "./escape.js";
 import { decisiveRun, HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
 import { INTERVENTIONS } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import { renderHtml } from "./html.js";
 import { summarize } from "./summary.js";
 
@@ -40,6 +42,31 @@ describe("escapeHtml", () => {
     expect(wellFormed(out)).toBe(true);
     expect(wellFormed(HOSTILE.broken)).toBe(false);
     expect(out).not.toMatch(/[\u0000\u202E]/);
+  });
+});
+
+describe("the html tag (hono/html)", () => {
+  it("escapes every interpolated string, in text and in attributes, after cleanText; fragments and lists go in whole", () => {
+    const attack = `"><img src=x onerror=alert(1)>'`;
+    expect(String(h`<p title="${attack}">${attack}</p>`)).toBe(`<p title="${escapeHtml(attack)}">${escapeHtml(attack)}</p>`);
+    expect(String(h`<p>${HOSTILE.broken}</p>`)).toBe(`<p>${escapeHtml(HOSTILE.broken)}</p>`);
+    const items = [HOSTILE.script, "a&b"].map((x) => h`<li>${x}</li>`);
+    expect(String(h`<ul>${items}</ul>${null}${undefined}${false}${0}`)).toBe("<ul><li>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</li><li>a&amp;b</li></ul>0");
+  });
+
+  it("every template in html.ts that holds markup is an html`…` template: an untagged one would go out unescaped", () => {
+    const file = new URL("./html.ts", import.meta.url);
+    const source = ts.createSourceFile("html.ts", readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const untagged: string[] = [];
+    const visit = (node: ts.Node) => {
+      if ((ts.isTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node)) && !ts.isTaggedTemplateExpression(node.parent)) {
+        const text = node.getText(source);
+        if (/<[a-zA-Z/!]|="/.test(text.replace(/\$\{[^}]*\}/g, ""))) untagged.push(`line ${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${text.slice(0, 60)}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    expect(untagged).toEqual([]);
   });
 });
 

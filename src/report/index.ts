@@ -1,4 +1,4 @@
-export { summarize, type RunSummary, type ModelSummary } from "./summary.js";
+export { summarize, skippedText, type RunSummary, type ModelSummary } from "./summary.js";
 export { modelTable, outcomeNotes } from "./terminal.js";
 export { buildReportData, type ReportData, type TraceEntry, type TraceFinding } from "./data.js";
 export { escapeHtml, cleanText } from "./escape.js";

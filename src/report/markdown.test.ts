@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildReportData } from "./data.js";
 import { HOSTILE, hostileReplay, hostileRun } from "../testing/report-fixtures.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import { mdText, renderMarkdown } from "./markdown.js";
 import { summarize } from "./summary.js";
 

@@ -1,8 +1,9 @@
 import { INTERVENTIONS, type GroupStats } from "../analysis/index.js";
-import { HIGHLIGHT_TITLES, type HighlightKind } from "../guards/replay.js";
+import { HIGHLIGHT_TITLES, type HighlightKind } from "../trace/index.js";
 import type { ReportData } from "./data.js";
 import { cleanText, escapeHtml } from "./escape.js";
 import { formatNumber } from "./html.js";
+import { skippedText } from "./summary.js";
 import { measurementNotes } from "./text.js";
 
 /*
@@ -219,5 +220,6 @@ export function renderMarkdown(d: ReportData): string {
     out.push("");
   }
   out.push(`Per-trace evidence: report.html and findings.jsonl. Per-trace vectors and per-group tables: traces.csv, groups.csv, interventions.csv.`, "");
+  out.push(`Left out while reading: ${skippedText(c)} (summary.json \`counts\`; each one named in the reader's diagnostics).`, "");
   return out.join("\n");
 }

@@ -1,5 +1,5 @@
 import { groupRows, groupStatistics, labelsFromRecords, rankAllGroups, type GroupInterventions, type GroupStats } from "../analysis/index.js";
-import type { ReplaySummary } from "../guards/replay.js";
+import type { ReplaySummary } from "../trace/index.js";
 import type { Diagnosis } from "../trace/index.js";
 
 export interface ModelSummary {
@@ -55,4 +55,13 @@ export async function summarize(runId: string, annotator: string, counts: Record
   const rowsByModel = groupRows(load.rows, "model");
   const interventions = rankAllGroups(report.groups, { rowsOf: (v) => rowsByModel.get(v) });
   return { run_id: runId, annotator, counts, models, statistics: report.groups, interventions };
+}
+
+/**
+ * What the readers left out, for every report's footer: nothing is dropped silently. Runs stored before steps were
+ * counted have no `skipped_steps`; they show 0, as they showed nothing before.
+ */
+export function skippedText(c: Readonly<Record<string, number | undefined>>): string {
+  const n = (k: string) => c[k] ?? 0;
+  return `${n("skipped_lines")} skipped lines/records, ${n("skipped_steps")} skipped steps, ${n("skipped_traces")} skipped traces`;
 }

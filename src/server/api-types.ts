@@ -3,13 +3,11 @@
  * Statistics are the analysis stage's own types: the dashboard shows them, it never recomputes them.
  */
 import type { AgreementReport, GroupInterventions, GroupStats, LabelDiagnostic } from "../analysis/index.js";
-import type { RunFacets, TracePage } from "../store/queries.js";
-import type { RunInfo } from "../store/store.js";
-import type { RunProgress } from "../store/types.js";
+import type { RunFacets, RunInfo, RunProgress, TracePage } from "../store/index.js";
 import type { Diagnosis, Trace } from "../trace/index.js";
 
 export type { GroupStats, ModeStats, CoOccurrence, Range, GroupInterventions, RankedIntervention } from "../analysis/index.js";
-export type { RunFacets, TracePage, TraceListRow, TraceSortKey, OutcomeFilter } from "../store/queries.js";
+export type { RunFacets, TracePage, TraceListRow, TraceSortKey, OutcomeFilter } from "../store/index.js";
 export type { Diagnosis, Decisive, Trace, Step, Finding, GoldLabels } from "../trace/index.js";
 
 export interface RunSummary extends RunInfo {

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../store/index.js";
 import type { Comparison, Overview, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import { createApp } from "./app.js";
-import { listTraces } from "../store/queries.js";
+import { listTraces } from "../store/index.js";
 import { loadUiAssets } from "./assets.js";
+import { CONTENT_SECURITY_POLICY } from "./security.js";
 import { buildFixtureStore, HOSTILE_MODEL, recordDecisive, type FixtureStore } from "./fixtures.js";
 import { startServer } from "./index.js";
 
@@ -290,6 +291,24 @@ describe("security", () => {
     expect((await guarded.request("/api/trace?id=x")).status).toBe(401);
     const ok = await guarded.request("/api/runs", { headers: { Authorization: "Bearer s3cret-token" } });
     expect(ok.status).toBe(200);
+  });
+
+  it("answers bad credentials as RFC 6750 says (hono/bearer-auth): challenges, a malformed header is a 400, JSON bodies", async () => {
+    const guarded = createApp(store, { token: "s3cret-token" });
+    const missing = await guarded.request("/api/runs");
+    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="faultline"');
+    expect(await missing.json()).toEqual({ error: expect.stringMatching(/access token/) });
+    const wrong = await guarded.request("/api/runs", { headers: { Authorization: "Bearer wrong" } });
+    expect(wrong.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    const malformed = await guarded.request("/api/runs", { headers: { Authorization: "Bearer two words" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get("www-authenticate")).toBe('Bearer error="invalid_request"');
+    // the headers still go on refusals, and the UI outside /api needs no token
+    expect(missing.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    expect(missing.headers.get("x-permitted-cross-domain-policies")).toBe("none");
+    expect(missing.headers.get("cache-control")).toBe("no-store");
+    // a token no client could send (outside RFC 6750's characters) is refused when the app is made
+    expect(() => createApp(store, { token: "not a token!" })).toThrow(/access token may hold only/);
   });
 
   it("without a token, only answers requests addressed to a loopback host", async () => {

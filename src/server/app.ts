@@ -1,10 +1,10 @@
 import { Hono, type Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
-import { SqliteStore, Store, type FaultlineStore, type RunInfo } from "../store/index.js";
-import { TRACE_SORT_KEYS, type RunFacets, type TraceQuery, type TraceSortKey } from "../store/queries.js";
+import { SqliteStore, Store, TRACE_SORT_KEYS, type FaultlineStore, type RunFacets, type RunInfo, type TraceQuery, type TraceSortKey } from "../store/index.js";
 import type { Comparison, Overview, RunSummary, RunsResponse, TraceDetail, TracesResponse } from "./api-types.js";
 import type { UiAssets } from "./assets.js";
-import { buildComparison, buildOverview, computeRunStats, taxonomyInfo, type RunStats } from "./overview.js";
+import { buildComparison, buildOverview, computeRunStats, keepOverview, storedOverview, taxonomyInfo, type RunStats } from "./overview.js";
 import { apiGuard, securityHeaders } from "./security.js";
 
 export interface AppOptions {
@@ -63,6 +63,8 @@ export function createApp(given: FaultlineStore | Store, opts: AppOptions = {}):
 
   app.onError((err, c) => {
     if (err instanceof HttpError) return c.json({ error: err.message }, err.status);
+    // middleware answers (bearer-auth's 401 and 400) carry their own response
+    if (err instanceof HTTPException) return err.getResponse();
     return c.json({ error: `internal error: ${err.message}` }, 500);
   });
 
@@ -75,7 +77,13 @@ export function createApp(given: FaultlineStore | Store, opts: AppOptions = {}):
   app.get("/api/runs/:run/overview", async (c) => {
     const run = await runOr404(c.req.param("run"));
     const annotator = annotatorOf(run, c.req.query("annotator"));
-    const overview = await overviews.get(version(run, annotator), async () => buildOverview(run, annotator, await statsOf(run, annotator)));
+    const overview = await overviews.get(version(run, annotator), async () => {
+      const stored = await storedOverview(store, run, annotator);
+      if (stored) return stored;
+      const built = buildOverview(run, annotator, await statsOf(run, annotator));
+      await keepOverview(store, built);
+      return built;
+    });
     return c.json<Overview>(overview);
   });
 

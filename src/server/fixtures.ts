@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyze } from "../pipeline/index.js";
-import { traceDiagnosis } from "../store/queries.js";
-import type { Store } from "../store/index.js";
+import { traceDiagnosis, type Store } from "../store/index.js";
 import { buildTrace, type Decisive, type Diagnosis, type StepDraft, type Trace } from "../trace/index.js";
 
 /*

@@ -7,8 +7,10 @@ import { isLoopback } from "./security.js";
 
 export { createApp, type AppOptions } from "./app.js";
 export { loadUiAssets, bundleWeb, type UiAssets } from "./assets.js";
-export { CONTENT_SECURITY_POLICY, isLoopback, bearer, tokenMatches } from "./security.js";
+export { CONTENT_SECURITY_POLICY, isLoopback } from "./security.js";
 export type * from "./api-types.js";
+// the dashboard overview of a run, stored when the run is written (the CLI hands it to the pipeline as a hook)
+export { storeOverviews } from "./overview.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4477;

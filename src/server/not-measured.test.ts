@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Store } from "../store/index.js";
-import { listTraces, runFacets } from "../store/queries.js";
+import { listTraces, runFacets } from "../store/index.js";
 import { MAST_CODES } from "../taxonomy/index.js";
 import { buildTrace, type Basis, type Diagnosis, type Finding, type Trace } from "../trace/index.js";
 import type { Overview, TracesResponse } from "./api-types.js";

@@ -11,6 +11,7 @@ import {
   type LabelRow,
 } from "../analysis/index.js";
 import type { FaultlineStore } from "../store/index.js";
+import type { Diagnosis } from "../trace/index.js";
 import { mast, type Taxonomy } from "../taxonomy/index.js";
 import type { Comparison, CompareSide, GroupShift, InterventionEntry, ModeShift, Overview, RunSummary, TaxonomyInfo } from "./api-types.js";
 
@@ -33,7 +34,10 @@ export function taxonomyInfo(tax: Taxonomy = mast): TaxonomyInfo {
 
 /** The stored diagnoses of one run and annotator as label rows (the same reader `faultline stats` uses on findings.jsonl). */
 export async function runRows(store: FaultlineStore, runId: string, annotator: string, tax: Taxonomy = mast) {
-  const diagnoses = await store.diagnoses(runId, annotator);
+  return rowsOf(await store.diagnoses(runId, annotator), runId, annotator, tax);
+}
+
+async function rowsOf(diagnoses: readonly Diagnosis[], runId: string, annotator: string, tax: Taxonomy) {
   return labelsFromRecords(
     diagnoses.map((d) => ({ value: d })),
     `store:${runId}/${annotator}`,
@@ -60,7 +64,11 @@ export interface RunStats {
 }
 
 export async function computeRunStats(store: FaultlineStore, runId: string, annotator: string, tax: Taxonomy = mast): Promise<RunStats> {
-  const load = await runRows(store, runId, annotator, tax);
+  return statsOf(await store.diagnoses(runId, annotator), runId, annotator, tax);
+}
+
+async function statsOf(diagnoses: readonly Diagnosis[], runId: string, annotator: string, tax: Taxonomy): Promise<RunStats> {
+  const load = await rowsOf(diagnoses, runId, annotator, tax);
   return {
     rows: load.rows,
     diagnostics: load.diagnostics,
@@ -107,6 +115,45 @@ export function buildOverview(run: RunSummary, annotator: string, stats: RunStat
     diagnostics: stats.diagnostics.slice(0, 20),
     diagnosticCount: stats.diagnostics.length,
   };
+}
+
+/** What the store keeps of an overview (aggregates, kind `overview`): all of it but the run, filled in per request. */
+const OVERVIEW = "overview";
+
+/**
+ * Computes a run's overview for each annotator of `diagnoses` and stores it with the run (the store's aggregates), so
+ * the dashboard's first view reads it instead of computing it. Called when a run is written, after it is finished:
+ * the stored overview is tied to the run's updated_at and ignored once the run changes.
+ */
+export async function storeOverviews(store: FaultlineStore, runId: string, diagnoses: readonly Diagnosis[], tax: Taxonomy = mast): Promise<void> {
+  const run = await store.run(runId);
+  if (!run || run.id !== runId) return;
+  const by = new Map<string, Diagnosis[]>();
+  for (const d of diagnoses) {
+    const list = by.get(d.annotator);
+    if (list) list.push(d);
+    else by.set(d.annotator, [d]);
+  }
+  for (const [annotator, ds] of by) {
+    const { run: _run, ...rest } = buildOverview({ ...run, annotators: [] }, annotator, await statsOf(ds, runId, annotator, tax), tax);
+    await store.putAggregate(runId, annotator, OVERVIEW, run.updated_at, JSON.stringify(rest));
+  }
+}
+
+/** The overview stored for this run and annotator at the run's current version, if any. */
+export async function storedOverview(store: FaultlineStore, run: RunSummary, annotator: string): Promise<Overview | undefined> {
+  const v = await store.aggregate(run.id, annotator, OVERVIEW, run.updated_at);
+  return v === undefined ? undefined : ({ run, ...(JSON.parse(v) as Omit<Overview, "run">) } as Overview);
+}
+
+/** Keeps an overview computed on first view (a run written before aggregates existed); a read-only store keeps none. */
+export async function keepOverview(store: FaultlineStore, overview: Overview): Promise<void> {
+  const { run, ...rest } = overview;
+  try {
+    await store.putAggregate(run.id, overview.annotator, OVERVIEW, run.updated_at, JSON.stringify(rest));
+  } catch {
+    /* read-only or busy: computed again next time */
+  }
 }
 
 function shift(a: GroupStats | undefined, b: GroupStats | undefined, group: string, tax: Taxonomy): GroupShift {

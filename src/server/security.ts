@@ -1,26 +1,34 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { secureHeaders } from "hono/secure-headers";
 
 /*
  * The dashboard shows untrusted text (everything inside a trace) and may listen beyond loopback, so:
  * - every response carries a strict Content-Security-Policy (no inline script, no eval, nothing from elsewhere) and
  *   the usual hardening headers;
  * - with a token, every /api request must present it (Authorization: Bearer …), compared in constant time;
+ * Hono provides the headers (hono/secure-headers) and the token check (hono/bearer-auth); the Host check and
+ * Cache-Control are what it does not provide.
  * - without a token (loopback only), the Host header must name a loopback host, so a web page cannot reach the API
  *   through DNS rebinding.
  */
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+const CSP_DIRECTIVES = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", "data:"],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+};
+
+/** The policy as sent (no inline script, no eval, nothing from elsewhere). */
+export const CONTENT_SECURITY_POLICY = Object.entries(CSP_DIRECTIVES)
+  .map(([k, v]) => `${k.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)} ${v.join(" ")}`)
+  .join("; ");
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
 
@@ -37,45 +45,42 @@ export function hostName(header: string): string {
   return i >= 0 ? header.slice(0, i) : header;
 }
 
+/**
+ * Hono's secure-headers with the dashboard's policy. Cache-Control is ours: Hono sets no caching header, and API
+ * answers hold trace text that must not linger in shared caches.
+ */
 export function securityHeaders(): MiddlewareHandler {
+  const hono = secureHeaders({
+    contentSecurityPolicy: CSP_DIRECTIVES,
+    xFrameOptions: "DENY",
+    referrerPolicy: "no-referrer",
+    permissionsPolicy: { camera: [], microphone: [], geolocation: [], payment: [], usb: [] },
+    // served over plain HTTP on this machine; HSTS is for a TLS proxy in front of it, if there is one
+    strictTransportSecurity: false,
+  });
   return async (c, next) => {
-    await next();
-    const h = c.res.headers;
-    h.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("X-Frame-Options", "DENY");
-    h.set("Referrer-Policy", "no-referrer");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    h.set("Cross-Origin-Resource-Policy", "same-origin");
-    h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()");
-    if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
+    await hono(c, next);
+    if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
   };
 }
 
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+/** RFC 6750 token characters: Hono's bearer-auth refuses any other presented token as a malformed header. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
 
-/** Constant-time comparison of a presented token with the expected one (hashing first evens out the lengths). */
-export function tokenMatches(presented: string | undefined, expected: string): boolean {
-  if (presented === undefined) return false;
-  return timingSafeEqual(digest(presented), digest(expected));
-}
-
-/** The token of an `Authorization: Bearer <token>` header. */
-export function bearer(header: string | undefined): string | undefined {
-  const m = header?.match(/^Bearer\s+(.+)$/i);
-  return m?.[1]?.trim();
-}
-
+/**
+ * With a token: Hono's bearer-auth (constant-time comparison, RFC 6750 challenges). Without one (loopback only): the
+ * Host header must name a loopback host, so a web page cannot reach the API through DNS rebinding — Hono has no Host
+ * check (its ip-restriction looks at the client address, which a rebinding attack does not change).
+ */
 export function apiGuard(opts: { token?: string }): MiddlewareHandler {
+  if (opts.token) {
+    if (!TOKEN_PATTERN.test(opts.token)) throw new Error("the access token may hold only letters, digits and . _ ~ + / - (then = padding)");
+    const message = { error: "this dashboard needs its access token (Authorization: Bearer <token>)" };
+    return bearerAuth({ token: opts.token, realm: "faultline", noAuthenticationHeader: { message }, invalidToken: { message }, invalidAuthenticationHeader: { message } });
+  }
   return async (c, next) => {
-    if (opts.token) {
-      if (!tokenMatches(bearer(c.req.header("authorization")), opts.token))
-        return c.json({ error: "this dashboard needs its access token (Authorization: Bearer <token>)" }, 401, { "WWW-Authenticate": 'Bearer realm="faultline"' });
-    } else {
-      const host = c.req.header("host");
-      if (host !== undefined && !isLoopback(hostName(host)))
-        return c.json({ error: `requests must address this server as localhost (got Host: ${host})` }, 403);
-    }
+    const host = c.req.header("host");
+    if (host !== undefined && !isLoopback(hostName(host))) return c.json({ error: `requests must address this server as localhost (got Host: ${host})` }, 403);
     await next();
   };
 }

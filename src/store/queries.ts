@@ -20,7 +20,11 @@ export interface TraceQuery {
   outcome?: OutcomeFilter;
   /** A taxonomy code: only traces with at least one finding of this mode. */
   mode?: string;
-  /** Case-insensitive substring of the trace id, file, model, evidence or anything in the trace's content. */
+  /**
+   * Search text: traces whose id, file, model or content hold words beginning with each of its words (case-insensitive,
+   * through the FTS5 word index), or whose evidence holds it as a substring. Text without words (punctuation only) is
+   * matched as a literal substring.
+   */
   q?: string;
   sort?: TraceSortKey;
   dir?: "asc" | "desc";
@@ -92,6 +96,23 @@ const SORT_SQL: Record<TraceSortKey, string> = {
 
 export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/**
+ * The FTS5 query for a search text: each of its words as a prefix (`"reserv"*`), all required; undefined when the text
+ * has no word (punctuation only), which is searched by a scan instead. A word inside a longer word (`servation` in
+ * `reservation`) is not a prefix of any indexed word: the index finds words and their beginnings.
+ */
+export function ftsQuery(text: string): string | undefined {
+  return ftsWords(text)
+    ?.map((w) => `"${w}"*`)
+    .join(" AND ");
+}
+
+/** The words of a search text (lower case, letters and digits), each a prefix to find; undefined when it has none. */
+export function ftsWords(text: string): string[] | undefined {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  return words?.length ? words : undefined;
+}
+
 function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
   const parts = ["t.run_id = @run"];
   const params: Record<string, unknown> = { run: runId, annotator: q.annotator };
@@ -117,11 +138,15 @@ function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<s
   if (text) {
     // LIKE is case-insensitive for ASCII; the trace column holds the canonical JSON, so this finds step text too.
     params.q = `%${likeEscape(text)}%`;
-    parts.push(
-      "(t.trace_id LIKE @q ESCAPE '\\' OR t.file LIKE @q ESCAPE '\\' OR t.model LIKE @q ESCAPE '\\'" +
-        " OR EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence LIKE @q ESCAPE '\\')" +
-        " OR t.trace LIKE @q ESCAPE '\\')",
-    );
+    const inTrace = "(t.trace_id LIKE @q ESCAPE '\\' OR t.file LIKE @q ESCAPE '\\' OR t.model LIKE @q ESCAPE '\\' OR t.trace LIKE @q ESCAPE '\\')";
+    const inEvidence = "EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence LIKE @q ESCAPE '\\')";
+    const words = ftsQuery(text);
+    if (words) {
+      // the word index (trace_text, FTS5): traces holding a word that starts with each of the query's words (anywhere
+      // in the trace, id, file or model); evidence is matched as a substring
+      params.fts = words;
+      parts.push(`(${inEvidence} OR t.rowid IN (SELECT rowid FROM trace_text WHERE trace_text MATCH @fts))`);
+    } else parts.push(`(${inEvidence} OR ${inTrace})`);
   }
   return { sql: parts.join(" AND "), params };
 }

@@ -1,6 +1,6 @@
 import type { Diagnosis, Trace } from "../trace/index.js";
 import { annotatorsOf, listTraces, runFacets, runsWithTrace, traceDiagnosis, type TraceQuery } from "./queries.js";
-import { Store, type BeginRunOptions, type FinishRunOptions } from "./store.js";
+import { Store, type BeginRunOptions, type FinishRunOptions, type StoredTrace } from "./store.js";
 import type { FaultlineStore, RunProgress } from "./types.js";
 
 /**
@@ -28,8 +28,23 @@ export class SqliteStore implements FaultlineStore {
   async deleteRun(runId: string) {
     this.sync.deleteRun(runId);
   }
-  async saveBatch(runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]) {
+  async saveBatch(runId: string, items: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[]) {
     this.sync.saveBatch(runId, items);
+  }
+  async resumableRun(inputs: string[], annotator: string) {
+    return this.sync.resumableRun(inputs, annotator);
+  }
+  async storedTraces(runId: string, annotator: string) {
+    return this.sync.storedTraces(runId, annotator);
+  }
+  async pruneTraces(runId: string, keep: ReadonlySet<string>) {
+    return this.sync.pruneTraces(runId, keep);
+  }
+  async aggregate(runId: string, annotator: string, kind: string, version: string) {
+    return this.sync.aggregate(runId, annotator, kind, version);
+  }
+  async putAggregate(runId: string, annotator: string, kind: string, version: string, value: string) {
+    this.sync.putAggregate(runId, annotator, kind, version, value);
   }
   async runs() {
     return this.sync.runs();

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { modeCount as countModes, type Diagnosis, type Trace } from "../trace/index.js";
-import { INDEXES, SCHEMA, STORE_VERSION } from "./schema.sql.js";
+import { INDEXES, SCHEMA, STORE_VERSION, TRACE_TEXT, traceTextOf } from "./schema.sql.js";
 
 /** Where `analyze` keeps its store unless told otherwise. */
 export const DEFAULT_DB = ".faultline/faultline.db";
@@ -52,6 +52,29 @@ export interface TraceRow {
   steps: number;
 }
 
+/**
+ * A trace as the store keeps it: its list columns, content digest and canonical JSON. A parallel analysis serialises
+ * traces in its workers ({@link storedTrace}) and hands the store these, not the objects.
+ */
+export interface StoredTrace extends TraceRow {
+  content_hash: string;
+  json: string;
+}
+
+export function storedTrace(trace: Trace): StoredTrace {
+  return {
+    trace_id: trace.id,
+    file: trace.source.file,
+    format: trace.source.format,
+    idx: trace.source.index,
+    model: trace.model ?? null,
+    framework: trace.framework ?? null,
+    steps: trace.steps.length,
+    content_hash: contentHash(trace),
+    json: JSON.stringify(trace),
+  };
+}
+
 /** A stable digest of a trace's content (for idempotent re-analysis and the judge cache). */
 export function contentHash(trace: Trace): string {
   const { id: _id, source: _source, ...content } = trace;
@@ -94,18 +117,26 @@ export class Store {
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("foreign_keys = ON");
+    // a REPLACE of a trace row fires its delete trigger, which keeps the text index (trace_text) in step
+    this.db.pragma("recursive_triggers = ON");
     this.db.exec(SCHEMA);
     const v = this.db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined;
     if (!v) this.db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?)").run(String(STORE_VERSION));
     else if (Number(v.value) > STORE_VERSION)
       throw new Error(`${path}: store version ${v.value} is newer than this faultline understands (${STORE_VERSION})`);
     else if (Number(v.value) < STORE_VERSION) this.migrate(Number(v.value));
+    this.db.exec(TRACE_TEXT);
     this.db.exec(INDEXES);
   }
 
   /** Brings an older store up to STORE_VERSION in one transaction; everything it held stays readable. */
   private migrate(from: number): void {
     this.db.transaction(() => {
+      if (from < 3) {
+        // the text index, filled with the traces already stored
+        this.db.exec(TRACE_TEXT);
+        this.db.exec(`INSERT INTO trace_text (rowid, text) SELECT rowid, ${traceTextOf("traces")} FROM traces`);
+      }
       if (from < 2) {
         const cols = new Set((this.db.prepare("PRAGMA table_info(runs)").all() as { name: string }[]).map((c) => c.name));
         // runs of version 1 finished or were replaced whole: they count as complete; their id was their input key
@@ -176,8 +207,8 @@ export class Store {
       "INSERT OR REPLACE INTO traces (run_id, trace_id, file, format, idx, model, framework, steps, content_hash, trace) VALUES (?,?,?,?,?,?,?,?,?,?)",
     );
 
-  /** Saves a batch of traces with their diagnoses and findings in one transaction. */
-  saveBatch(runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): void {
+  /** Saves a batch of traces (objects, or serialised by {@link storedTrace}) with their diagnoses and findings in one transaction. */
+  saveBatch(runId: string, items: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[]): void {
     const insTrace = this.insertTrace();
     const delDiag = this.db.prepare("DELETE FROM findings WHERE run_id = ? AND trace_id = ? AND annotator = ?");
     const insDiag = this.db.prepare(
@@ -187,15 +218,50 @@ export class Store {
       "INSERT INTO findings (run_id, trace_id, annotator, mode, confidence, first_step, steps, agent, evidence, detector) VALUES (?,?,?,?,?,?,?,?,?,?)",
     );
     this.db.transaction(() => {
+      let last: Trace | StoredTrace | undefined;
       for (const { trace, diagnosis: d } of items) {
-        insTrace.run(runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace));
-        delDiag.run(runId, trace.id, d.annotator);
+        const t = "json" in trace ? trace : storedTrace(trace);
+        // a trace stored with several diagnoses (the judge's and the rules') is written once
+        if (trace !== last) insTrace.run(runId, t.trace_id, t.file, t.format, t.idx, t.model, t.framework, t.steps, t.content_hash, t.json);
+        last = trace;
+        delDiag.run(runId, t.trace_id, d.annotator);
         const modeCount = d.modes ? countModes(d.modes) : null;
-        insDiag.run(runId, trace.id, d.annotator, d.outcome.success === null ? null : d.outcome.success ? 1 : 0, d.outcome.score ?? null, d.modes ? JSON.stringify(d.modes) : null, modeCount, JSON.stringify(d), d.error ?? null);
+        insDiag.run(runId, t.trace_id, d.annotator, d.outcome.success === null ? null : d.outcome.success ? 1 : 0, d.outcome.score ?? null, d.modes ? JSON.stringify(d.modes) : null, modeCount, JSON.stringify(d), d.error ?? null);
         for (const f of d.findings)
-          insFinding.run(runId, trace.id, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);
+          insFinding.run(runId, t.trace_id, d.annotator, f.mode, f.confidence, f.steps[0] ?? null, JSON.stringify(f.steps), f.agent ?? null, f.evidence, f.detector);
       }
     })();
+  }
+
+  /**
+   * The run to resume for these inputs and annotator: the most recently started run of them, when it is incomplete
+   * (an interrupted or killed analysis). A newer complete run means there is nothing to resume.
+   */
+  resumableRun(inputs: string[], annotator: string): string | undefined {
+    const r = this.db.prepare("SELECT id, status FROM runs WHERE input_key = ? AND annotator = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").get(runIdFor(inputs, annotator), annotator) as
+      | { id: string; status: string }
+      | undefined;
+    return r?.status === "incomplete" ? r.id : undefined;
+  }
+
+  /** A run's stored traces by id: each one's content hash and its diagnosis by `annotator`. */
+  storedTraces(runId: string, annotator: string): Map<string, { hash: string; diagnosis: Diagnosis }> {
+    const rows = this.db
+      .prepare("SELECT t.trace_id, t.content_hash, d.diagnosis FROM traces t JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = ? WHERE t.run_id = ?")
+      .all(annotator, runId) as { trace_id: string; content_hash: string; diagnosis: string }[];
+    return new Map(rows.map((r) => [r.trace_id, { hash: r.content_hash, diagnosis: JSON.parse(r.diagnosis) as Diagnosis }]));
+  }
+
+  /** Deletes a run's stored traces (with their diagnoses and findings) other than `keep`: a resumed run's inputs lost them. */
+  pruneTraces(runId: string, keep: ReadonlySet<string>): number {
+    const gone = (this.db.prepare("SELECT trace_id FROM traces WHERE run_id = ?").all(runId) as { trace_id: string }[]).map((r) => r.trace_id).filter((id) => !keep.has(id));
+    this.db.transaction(() => {
+      for (const table of ["findings", "diagnoses", "traces"]) {
+        const del = this.db.prepare(`DELETE FROM ${table} WHERE run_id = ? AND trace_id = ?`);
+        for (const id of gone) del.run(runId, id);
+      }
+    })();
+    return gone.length;
   }
 
   runs(): RunInfo[] {
@@ -225,6 +291,17 @@ export class Store {
 
   traceRows(runId: string): TraceRow[] {
     return this.db.prepare("SELECT trace_id, file, format, idx, model, framework, steps FROM traces WHERE run_id = ? ORDER BY file, idx").all(runId) as TraceRow[];
+  }
+
+  /** A run's stored aggregate (JSON text) of this kind, if it was computed at the run's current version (updated_at). */
+  aggregate(runId: string, annotator: string, kind: string, version: string): string | undefined {
+    const r = this.db.prepare("SELECT value FROM aggregates WHERE run_id = ? AND annotator = ? AND kind = ? AND version = ?").get(runId, annotator, kind, version) as { value: string } | undefined;
+    return r?.value;
+  }
+
+  /** Stores a run's aggregate (JSON text) computed at `version` (the run's updated_at), replacing an earlier one. */
+  putAggregate(runId: string, annotator: string, kind: string, version: string, value: string): void {
+    this.db.prepare("INSERT OR REPLACE INTO aggregates (run_id, annotator, kind, version, value) VALUES (?, ?, ?, ?, ?)").run(runId, annotator, kind, version, value);
   }
 
   cacheGet(key: string): string | undefined {

@@ -1,5 +1,6 @@
 import { MAST_CODES } from "../taxonomy/index.js";
-import { replaySummary, type ReplaySummary } from "../guards/replay.js";
+import { replaySummary } from "../pipeline/index.js";
+import type { ReplaySummary } from "../trace/index.js";
 import { buildTrace, DIAGNOSIS_SCHEMA_VERSION, vectorFromFindings, type Diagnosis, type Finding, type StepDraft } from "../trace/index.js";
 
 /** Test inputs for the report renderers: hostile text in every field a trace controls. */

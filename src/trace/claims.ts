@@ -93,7 +93,7 @@ export const HYPOTHETICAL_RE =
 
 /** A claim that something was checked and holds ("verified", "confirmed", "tests pass", "request is satisfied"). */
 export const VERIFIED_CLAIM_RE =
-  /\b(?:(?<!\bor |\bGIVEN OR |cross-|\bbe |\bbeen )verified(?! facts)|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;
+  /\b(?:(?<!\bor |\bGIVEN OR |cross-|\bbe |\bbeen )verified(?! (?:facts|information|data|details|sources?|results?|answers?|findings|figures|values))|has been (?:verified|confirmed|validated)|(?:is|are|was|were) (?:correct|accurate|confirmed|consistent)|(?:I|we|has been|have been|is|was|are|were) (?:now |successfully |also )?confirmed|confirm(?:ed|s) that|all tests pass(?:ed)?|tests? (?:now )?pass(?:es|ed|ing)?|validation (?:passed|succeeded)|works (?:correctly|as expected)|request (?:is|has been) (?:fully )?satisfied|"?is_request_satisfied"?\s*:\s*\{[^}]*"answer"\s*:\s*true)\b/i;
 
 /** A run's final answer: "FINAL ANSWER:", "the answer is", or a closing TERMINATE. */
 export const FINAL_ANSWER_RE = /\bFINAL ANSWER\s*:|\bthe (?:final )?answer is\b|^\s*TERMINATE\s*$/im;

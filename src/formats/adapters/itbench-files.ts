@@ -12,6 +12,7 @@ import { basename, dirname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { arr, bool, findUp, isObj, str } from "../common/index.js";
 import { parseJsonLenient } from "../io/lenient.js";
+import { repairJson } from "../../trace/index.js";
 import type { ReadContext, Sample } from "../types.js";
 import { walkFiles } from "../walk.js";
 
@@ -23,107 +24,15 @@ export interface LoadResult<T> {
   error?: string;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Lenient JSON (what the official loader accepts, plus a record of what was fixed)
-// ---------------------------------------------------------------------------------------------------------------
-
-/** Removes commas before `]` / `}` outside strings. */
-function removeTrailingCommas(text: string): { text: string; count: number } {
-  let out = "";
-  let count = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      out += c;
-      if (c === "\\") out += text[++i] ?? "";
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    if (c === ",") {
-      let j = i + 1;
-      while (j < text.length && /\s/.test(text[j]!)) j++;
-      if (text[j] === "]" || text[j] === "}") {
-        count++;
-        continue;
-      }
-    }
-    out += c;
-  }
-  return { text: out, count };
-}
-
-/** The official fixer's missing-comma rules (`"a"\n"b"`, `}\n{`, …); used only when everything else failed. */
-function addMissingCommas(text: string): string {
-  return text
-    .replace(/(")(\s*\n\s*)(")/g, "$1,$2$3")
-    .replace(/(\})(\s+)(\{)/g, "$1,$2$3")
-    .replace(/(\])(\s+)(\[)/g, "$1,$2$3")
-    .replace(/([}\]])(\s*\n\s*)(")/g, "$1,$2$3")
-    .replace(/(\d|true|false|null)(\s*\n\s*)(["{[])/g, "$1,$2$3");
-}
-
 /**
- * Parses JSON the way LLM-written deliverables need: markdown fences, a JSON document stored as a JSON string,
- * text around the object, trailing commas, missing commas between lines, bare NaN. Each fix is named in `repairs`.
+ * Parses JSON the way LLM-written deliverables need (src/trace/json.ts: fences, a document stored as a string, text
+ * around the object, trailing and missing commas), with the trace reader's own leniency (bare NaN, overflowing
+ * numbers, deep values) on each attempt. Each fix is named in `repairs`.
  */
 export function parseJsonDeliverable(text: string): LoadResult<unknown> {
-  const repairs: string[] = [];
-  let t = text.replace(/^\uFEFF/, "");
-  if (t.trim() === "") return { repairs, error: "the file is empty" };
-  const attempt = (s: string): { ok: true; value: unknown } | { ok: false; error: string } => {
-    try {
-      const r = parseJsonLenient(s);
-      repairs.push(...r.repairs);
-      return { ok: true, value: r.value };
-    } catch (e) {
-      return { ok: false, error: (e as Error).message };
-    }
-  };
-  let r = attempt(t);
-  if (r.ok && typeof r.value === "string") {
-    // a deliverable written as a JSON string (sometimes with fences inside)
-    repairs.push("the JSON document was a string holding JSON");
-    t = r.value;
-    r = attempt(t);
-  }
-  if (r.ok && typeof r.value !== "string") return { value: r.value, repairs };
-  const firstError = r.ok ? "a string, not an object" : r.error;
-
-  const fence = t.match(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/);
-  if (fence) {
-    t = fence[1]!;
-    repairs.push("removed markdown code fences");
-    r = attempt(t);
-    if (r.ok) return { value: r.value, repairs };
-  }
-  const start = t.search(/[{[]/);
-  const end = Math.max(t.lastIndexOf("}"), t.lastIndexOf("]"));
-  if (start > 0 || (end >= 0 && end < t.trimEnd().length - 1)) {
-    if (start >= 0 && end > start) {
-      t = t.slice(start, end + 1);
-      repairs.push("dropped text around the JSON value");
-      r = attempt(t);
-      if (r.ok) return { value: r.value, repairs };
-    }
-  }
-  const tc = removeTrailingCommas(t);
-  if (tc.count > 0) {
-    t = tc.text;
-    repairs.push(`removed ${tc.count} trailing comma(s)`);
-    r = attempt(t);
-    if (r.ok) return { value: r.value, repairs };
-  }
-  const mc = addMissingCommas(t);
-  if (mc !== t) {
-    r = attempt(mc);
-    if (r.ok) {
-      repairs.push("added missing commas between values");
-      return { value: r.value, repairs };
-    }
-  }
-  return { repairs, error: `not valid JSON even after repairs (${firstError})` };
+  if (text.replace(/^\uFEFF/, "").trim() === "") return { repairs: [], error: "the file is empty" };
+  const r = repairJson(text, parseJsonLenient);
+  return r.ok ? { value: r.value, repairs: r.repairs } : { repairs: r.repairs, error: r.error };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ describe("tau-bench on the corpus (gpt-4o-airline.json)", () => {
     const t = trace(result.traces, "tau-bench:airline:0:0");
     expect(t).toMatchObject({ framework: "tau-bench", source: { format: "tau-bench", index: 0 } });
     expect(t.outcome).toMatchObject({ success: false, reward: 0, metric: "reward" });
-    expect((t.task?.expected as { actions: { name: string }[] }).actions[0]!.name).toBe("book_reservation");
+    expect((t.task!.expected as { actions: { name: string }[] }).actions[0]!.name).toBe("book_reservation");
     expect(t.metadata).toMatchObject({ trial: 0, domain: "airline" });
     expect(t.steps[0]).toMatchObject({ role: "system", kind: "message" });
     expect(t.steps[1]).toMatchObject({ agent: "user", text: "Hi! I'm looking to book a flight from New York to Seattle on May 20th." });

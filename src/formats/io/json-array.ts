@@ -16,7 +16,7 @@ export type ArrayItem =
 export async function* streamJsonArray(source: ByteInput, limit = Infinity): AsyncGenerator<ArrayItem> {
   let depth = 0;
   let inString = false;
-  let escape = false;
+  let escaped = false;
   let started = false; // saw the opening [
   let parts: Buffer[] = [];
   let elemStart = -1; // offset in the current chunk where the pending element begins, -1 if none pending
@@ -53,8 +53,8 @@ export async function* streamJsonArray(source: ByteInput, limit = Infinity): Asy
         const c = chunk[i]!;
         if (c === 10) line++;
         if (inString) {
-          if (escape) escape = false;
-          else if (c === 92) escape = true;
+          if (escaped) escaped = false;
+          else if (c === 92) escaped = true;
           else if (c === 34) inString = false;
           continue;
         }

@@ -97,7 +97,7 @@ describe("OTel evaluation events → outcome, synthetic spans", () => {
   it("keeps every evaluation in raw beside the verdict, and leaves disagreeing root verdicts unknown", () => {
     const both = outcomeOf([agent([evaluation("toxicity", 0.01), evaluation("task_success", 1, "pass")]), llm([evaluation("groundedness", 0.9)])]);
     expect(both).toMatchObject({ success: true, score: 1, metric: "otel:task_success" });
-    expect((both?.raw as { evaluations: { name: string }[] }).evaluations.map((e) => e.name)).toEqual(["toxicity", "task_success", "groundedness"]);
+    expect((both!.raw as { evaluations: { name: string }[] }).evaluations.map((e) => e.name)).toEqual(["toxicity", "task_success", "groundedness"]);
     const rerun = outcomeOf([agent([evaluation("task_success", 0.5), evaluation("task_success", 1, "pass")]), llm([])]);
     expect(rerun).toMatchObject({ success: true, score: 1 });
     const disagree = outcomeOf([agent([evaluation("task_success", 1, "pass"), evaluation("success", 0, "fail")]), llm([])]);

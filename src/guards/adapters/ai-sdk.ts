@@ -69,6 +69,7 @@ export interface AiSdkStepLike {
 
 export interface AiSdkToolLike {
   /** `any`: each tool types its own input from its schema, and any such tool must fit here. */
+  // biome-ignore lint/suspicious/noExplicitAny: see above; `unknown` would reject every typed tool
   execute?: (input: any, options: any) => unknown;
 }
 

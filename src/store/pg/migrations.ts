@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL store's tables, as numbered migrations applied in order (each once, in a transaction, under an
  * advisory lock so that many workers starting together migrate once). The layout mirrors the SQLite schema
- * (src/store/schema.sql.ts, STORE_VERSION 2) column for column, so one set of queries answers both; the differences
- * are PostgreSQL's: text columns compare bytewise (COLLATE "C", as SQLite does), numbers are double precision.
+ * (src/store/schema.sql.ts, STORE_VERSION 3 since migration 4) column for column, so one set of queries answers both;
+ * the differences are PostgreSQL's: text columns compare bytewise (COLLATE "C", as SQLite does), numbers are double
+ * precision, and SQLite's FTS5 word index (trace_text) has no table here: the text search matches the same words with
+ * a regular expression over the trace row (src/store/pg/store.ts, whereFor).
  * Append a migration, never edit one that shipped.
  */
 export interface Migration {
@@ -113,6 +115,23 @@ CREATE TABLE collected_spans (
   request TEXT NOT NULL,                     -- the span as a one-span OTLP/JSON export request (its resource and scope kept)
   PRIMARY KEY (trace_id, span_id)
 );
+`,
+  },
+  {
+    version: 4,
+    name: "the SQLite store's version 3: stored dashboard aggregates; runs in the order they were begun (for --resume)",
+    sql: `
+CREATE TABLE aggregates (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  annotator TEXT COLLATE "C" NOT NULL,
+  kind TEXT NOT NULL,            -- e.g. 'overview'
+  version TEXT NOT NULL,         -- the run's updated_at when computed: a row of an older version is stale and ignored
+  value TEXT NOT NULL,           -- JSON
+  PRIMARY KEY (run_id, annotator, kind)
+);
+-- SQLite's rowid: which of two runs begun in the same millisecond is the later (existing runs are numbered in table order)
+ALTER TABLE runs ADD COLUMN seq BIGSERIAL;
+CREATE INDEX runs_by_input_latest ON runs (input_key, annotator, created_at DESC, seq DESC);
 `,
   },
 ];

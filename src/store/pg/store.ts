@@ -1,8 +1,8 @@
 import pg from "pg";
 import { modeCount as countModes, type Diagnosis, type Trace } from "../../trace/index.js";
-import { likeEscape, NO_VALUE, vectorCodes, type Facet, type RunFacets, type TracePage, type TraceQuery, type TraceSortKey } from "../queries.js";
-import { contentHash, runIdFor, runName, type BeginRunOptions, type FinishRunOptions, type RunInfo, type TraceRow } from "../store.js";
-import type { FaultlineStore, RunProgress } from "../types.js";
+import { ftsWords, likeEscape, NO_VALUE, vectorCodes, type Facet, type RunFacets, type TracePage, type TraceQuery, type TraceSortKey } from "../queries.js";
+import { runIdFor, runName, storedTrace, type BeginRunOptions, type FinishRunOptions, type RunInfo, type StoredTrace, type TraceRow } from "../store.js";
+import type { FaultlineStore, RunProgress, StoredTraceState } from "../types.js";
 import { MIGRATIONS, PG_STORE_VERSION } from "./migrations.js";
 
 /** The pg-boss schema and queue a submitted run's jobs live in (src/distributed owns the queue; its progress is read here). */
@@ -163,28 +163,32 @@ export class PgStore implements FaultlineStore {
     await this.q("DELETE FROM runs WHERE id = @id", { id: runId });
   }
 
-  async saveBatch(runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): Promise<void> {
+  async saveBatch(runId: string, items: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[]): Promise<void> {
     if (!items.length) return;
     await this.tx((c) => this.saveBatchOn(c, runId, items));
   }
 
   /** saveBatch inside a caller's transaction. */
-  async saveBatchOn(c: pg.PoolClient, runId: string, items: { trace: Trace; diagnosis: Diagnosis }[]): Promise<void> {
+  async saveBatchOn(c: pg.PoolClient, runId: string, items: { trace: Trace | StoredTrace; diagnosis: Diagnosis }[]): Promise<void> {
     await this.saveTracesOn(c, runId, items.map((i) => i.trace));
-    for (const { trace, diagnosis: d } of items) await this.saveDiagnosisOn(c, runId, trace.id, d);
+    for (const { trace, diagnosis: d } of items) await this.saveDiagnosisOn(c, runId, "json" in trace ? trace.trace_id : trace.id, d);
   }
 
-  /** Traces without diagnoses (a submitted run's, diagnosed later by the workers); a trace saved again is replaced. */
-  async saveTracesOn(c: pg.PoolClient, runId: string, traces: Trace[]): Promise<void> {
+  /**
+   * Traces without diagnoses (a submitted run's, diagnosed later by the workers); a trace saved again is replaced. A
+   * trace may come serialised already ({@link storedTrace}, a worker of a parallel analysis): its row is stored as is.
+   */
+  async saveTracesOn(c: pg.PoolClient, runId: string, traces: (Trace | StoredTrace)[]): Promise<void> {
     const seen = new Set<string>();
     for (const trace of traces) {
-      if (seen.has(trace.id)) continue;
-      seen.add(trace.id);
+      const t = "json" in trace ? trace : storedTrace(trace);
+      if (seen.has(t.trace_id)) continue;
+      seen.add(t.trace_id);
       await c.query(
         `INSERT INTO traces (run_id, trace_id, file, format, idx, model, framework, steps, content_hash, trace) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
          ON CONFLICT (run_id, trace_id) DO UPDATE SET file = EXCLUDED.file, format = EXCLUDED.format, idx = EXCLUDED.idx, model = EXCLUDED.model,
            framework = EXCLUDED.framework, steps = EXCLUDED.steps, content_hash = EXCLUDED.content_hash, trace = EXCLUDED.trace`,
-        [runId, trace.id, trace.source.file, trace.source.format, trace.source.index, trace.model ?? null, trace.framework ?? null, trace.steps.length, contentHash(trace), JSON.stringify(trace)],
+        [runId, t.trace_id, t.file, t.format, t.idx, t.model, t.framework, t.steps, t.content_hash, t.json],
       );
     }
   }
@@ -312,6 +316,49 @@ export class PgStore implements FaultlineStore {
       return `(${Array.from({ length: 10 }, (_, k) => `$${i * 10 + k + 1}`).join(",")})`;
     });
     await c.query(`INSERT INTO findings (run_id, trace_id, annotator, mode, confidence, first_step, steps, agent, evidence, detector) VALUES ${rows.join(",")}`, values);
+  }
+
+  async resumableRun(inputs: string[], annotator: string): Promise<string | undefined> {
+    // seq: the order runs were begun in (created_at ties within a millisecond), as SQLite's rowid
+    const [r] = await this.q<{ id: string; status: string }>("SELECT id, status FROM runs WHERE input_key = @k AND annotator = @a ORDER BY created_at DESC, seq DESC LIMIT 1", {
+      k: runIdFor(inputs, annotator),
+      a: annotator,
+    });
+    return r?.status === "incomplete" ? r.id : undefined;
+  }
+
+  async storedTraces(runId: string, annotator: string): Promise<Map<string, StoredTraceState>> {
+    const rows = await this.q<{ trace_id: string; content_hash: string; diagnosis: string }>(
+      "SELECT t.trace_id, t.content_hash, d.diagnosis FROM traces t JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @a WHERE t.run_id = @run",
+      { run: runId, a: annotator },
+    );
+    return new Map(rows.map((r) => [r.trace_id, { hash: r.content_hash, diagnosis: JSON.parse(r.diagnosis) as Diagnosis }]));
+  }
+
+  async pruneTraces(runId: string, keep: ReadonlySet<string>): Promise<number> {
+    return this.tx(async (c) => {
+      const gone = (await c.query<{ trace_id: string }>("SELECT trace_id FROM traces WHERE run_id = $1", [runId])).rows.map((r) => r.trace_id).filter((id) => !keep.has(id));
+      if (!gone.length) return 0;
+      for (const table of ["findings", "diagnoses", "traces"]) await c.query(`DELETE FROM ${table} WHERE run_id = $1 AND trace_id = ANY($2)`, [runId, gone]);
+      return gone.length;
+    });
+  }
+
+  async aggregate(runId: string, annotator: string, kind: string, version: string): Promise<string | undefined> {
+    const [r] = await this.q<{ value: string }>("SELECT value FROM aggregates WHERE run_id = @run AND annotator = @a AND kind = @kind AND version = @v", {
+      run: runId,
+      a: annotator,
+      kind,
+      v: version,
+    });
+    return r?.value;
+  }
+
+  async putAggregate(runId: string, annotator: string, kind: string, version: string, value: string): Promise<void> {
+    await this.q(
+      "INSERT INTO aggregates (run_id, annotator, kind, version, value) VALUES (@run, @a, @kind, @v, @value) ON CONFLICT (run_id, annotator, kind) DO UPDATE SET version = EXCLUDED.version, value = EXCLUDED.value",
+      { run: runId, a: annotator, kind, v: version, value },
+    );
   }
 
   async runs(): Promise<RunInfo[]> {
@@ -574,6 +621,9 @@ export class PgStore implements FaultlineStore {
   }
 }
 
+/** What SQLite's word index holds of a trace row (src/store/schema.sql.ts, traceTextOf). */
+const TRACE_TEXT = "(t.trace_id || chr(10) || t.file || chr(10) || coalesce(t.model, '') || chr(10) || t.trace)";
+
 const FROM = "FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @annotator";
 
 function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
@@ -601,11 +651,19 @@ function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<s
   if (text) {
     // ILIKE: case-insensitive, as SQLite's LIKE is
     params.q = `%${likeEscape(text)}%`;
-    parts.push(
-      "(t.trace_id ILIKE @q ESCAPE '\\' OR t.file ILIKE @q ESCAPE '\\' OR t.model ILIKE @q ESCAPE '\\'" +
-        " OR EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence ILIKE @q ESCAPE '\\')" +
-        " OR t.trace ILIKE @q ESCAPE '\\')",
-    );
+    const inTrace = "(t.trace_id ILIKE @q ESCAPE '\\' OR t.file ILIKE @q ESCAPE '\\' OR t.model ILIKE @q ESCAPE '\\' OR t.trace ILIKE @q ESCAPE '\\')";
+    const inEvidence = "EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.evidence ILIKE @q ESCAPE '\\')";
+    const words = ftsWords(text);
+    if (words) {
+      // SQLite's word index (FTS5, unicode61) finds traces holding a word that begins with each of the query's words:
+      // here the same as a case-insensitive regular expression per word — the word after a non-alphanumeric character
+      // (or at the start) — over the same text (id, file, model, canonical JSON). Evidence is matched as a substring.
+      const each = words.map((w, i) => {
+        params[`w${i}`] = `(^|[^[:alnum:]])${w}`;
+        return `${TRACE_TEXT} ~* @w${i}`;
+      });
+      parts.push(`(${inEvidence} OR (${each.join(" AND ")}))`);
+    } else parts.push(`(${inEvidence} OR ${inTrace})`);
   }
   return { sql: parts.join(" AND "), params };
 }
