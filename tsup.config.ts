@@ -16,7 +16,7 @@ const shared = {
   format: ["esm"],
   platform: "node",
   target: "node20.10", // the engines floor: import attributes (`with { type: "json" }`) are kept
-  splitting: false,
+  splitting: false, // (the CLI bundle below turns it on: its commands load lazily)
   sourcemap: false,
 } as const;
 
@@ -40,10 +40,14 @@ export default defineConfig([{
   ...shared,
   entry: { "cli/main": "src/cli/main.ts" },
   bundle: true,
+  // each command is a chunk of its own, loaded when it runs (src/cli/main.ts)
+  splitting: true,
   noExternal: [/^(?!better-sqlite3$|esbuild$|playwright-core$)/],
   banner: { js: 'import { createRequire as __faultlineRequire } from "node:module"; const require = __faultlineRequire(import.meta.url);' },
   clean: false,
   esbuildOptions(o) {
     o.external = [...(o.external ?? []), "better-sqlite3", "esbuild", "playwright-core"]; // native or development-only
+    // chunks beside main.js: code that finds files from import.meta.url (the dashboard's assets) keeps its depth
+    o.chunkNames = "cli/[name]-[hash]";
   },
 }]);

@@ -1,34 +1,51 @@
 import { FAULTLINE_VERSION } from "../version.js";
 import { Command, CommanderError } from "commander";
 import { EXIT, UsageError } from "./io.js";
-import { register as registerInspect } from "./inspect.js";
-import { register as registerConvert } from "./convert.js";
-import { register as registerTaxonomy } from "./taxonomy.js";
-import { register as registerFormats } from "./formats.js";
-import { register as registerAnalyze } from "./analyze.js";
-import { register as registerServe } from "./serve.js";
-import { register as registerJudge } from "./judge.js";
-import { register as registerStats } from "./stats.js";
-import { register as registerEval } from "./eval.js";
-import { register as registerDiff } from "./diff.js";
-import { register as registerExport } from "./export.js";
-import { register as registerReplay } from "./replay.js";
-import { register as registerRuns } from "./runs.js";
-import { register as registerCollect } from "./collect.js";
-import { register as registerSubmit } from "./submit.js";
-import { register as registerWorker } from "./worker.js";
+type Register = (program: Command, run: (p: Promise<number>) => void) => void;
+
+/**
+ * Each command's module, loaded only when that command runs (or for the overall help): `faultline analyze` does not
+ * load the dashboard, the queue or the OTLP receiver, and `--version` loads none. In help order.
+ */
+const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
+  analyze: () => import("./analyze.js"),
+  serve: () => import("./serve.js"),
+  judge: () => import("./judge.js"),
+  stats: () => import("./stats.js"),
+  eval: () => import("./eval.js"),
+  diff: () => import("./diff.js"),
+  export: () => import("./export.js"),
+  replay: () => import("./replay.js"),
+  runs: () => import("./runs.js"),
+  submit: () => import("./submit.js"),
+  worker: () => import("./worker.js"),
+  collect: () => import("./collect.js"),
+  inspect: () => import("./inspect.js"),
+  convert: () => import("./convert.js"),
+  taxonomy: () => import("./taxonomy.js"),
+  formats: () => import("./formats.js"),
+};
+
+/** The command modules `argv` needs: its command's, none for the version, every one otherwise (help, mistakes). */
+export function commandsFor(argv: readonly string[]): string[] {
+  const first = argv[2];
+  if (first === "-V" || first === "--version") return [];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  return Object.keys(COMMANDS);
+}
 
 const VERSION = FAULTLINE_VERSION;
 
-/** Builds the CLI; each command lives in its own file and only parses arguments and reports progress. */
-export function buildProgram(run: (p: Promise<number>) => void): Command {
+/** Builds the CLI with the given commands; each lives in its own file and only parses arguments and reports progress. */
+export async function buildProgram(run: (p: Promise<number>) => void, commands: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command()
     .name("faultline")
     .version(VERSION)
     .description("Explains why LLM agents fail: reads agent traces, labels MAST failure modes with evidence, and analyses them per model.")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const reg of [registerAnalyze, registerServe, registerJudge, registerStats, registerEval, registerDiff, registerExport, registerReplay, registerRuns, registerSubmit, registerWorker, registerCollect, registerInspect, registerConvert, registerTaxonomy, registerFormats]) reg(program, run);
+  const modules = await Promise.all(commands.map((name) => COMMANDS[name]!()));
+  for (const m of modules) m.register(program, run);
   program.addHelpText(
     "after",
     `
@@ -56,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
       });
   }
   let pending: Promise<number> | undefined;
-  const program = buildProgram((p) => (pending = p));
+  const program = await buildProgram((p) => (pending = p), commandsFor(argv));
   try {
     await program.parseAsync(argv);
     return pending ? await pending : EXIT.ok;
