@@ -113,7 +113,11 @@ export function ftsWords(text: string): string[] | undefined {
   return words?.length ? words : undefined;
 }
 
-function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
+/**
+ * The trace list's filters other than text search (run, model, format, outcome, mode), as SQL both engines run as they
+ * are; each store adds its own text search (SQLite: LIKE and FTS5; PostgreSQL: ILIKE and regular expressions).
+ */
+export function filterClauses(runId: string, q: TraceQuery): { parts: string[]; params: Record<string, unknown> } {
   const parts = ["t.run_id = @run"];
   const params: Record<string, unknown> = { run: runId, annotator: q.annotator };
   if (q.model !== undefined) {
@@ -134,6 +138,11 @@ function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<s
     parts.push("EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.mode = @mode)");
     params.mode = q.mode;
   }
+  return { parts, params };
+}
+
+function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
+  const { parts, params } = filterClauses(runId, q);
   const text = q.q?.trim();
   if (text) {
     // LIKE is case-insensitive for ASCII; the trace column holds the canonical JSON, so this finds step text too.

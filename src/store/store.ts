@@ -314,11 +314,11 @@ export class Store {
 }
 
 /** A run's columns; an incomplete run's trace count is what is stored so far (its counts were never recorded). */
-const RUN_COLUMNS =
+export const RUN_COLUMNS =
   "id, created_at, updated_at, inputs, annotator, taxonomy, diagnostics, status, " +
   "CASE WHEN status = 'complete' THEN trace_count ELSE (SELECT count(*) FROM traces t WHERE t.run_id = runs.id) END AS trace_count";
 
-function toRun(r: Record<string, unknown>): RunInfo {
+export function toRun(r: Record<string, unknown>): RunInfo {
   return {
     id: String(r.id),
     created_at: String(r.created_at),

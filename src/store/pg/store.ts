@@ -1,7 +1,7 @@
 import pg from "pg";
 import { modeCount as countModes, type Diagnosis, type Trace } from "../../trace/index.js";
-import { ftsWords, likeEscape, NO_VALUE, vectorCodes, type Facet, type RunFacets, type TracePage, type TraceQuery, type TraceSortKey } from "../queries.js";
-import { runIdFor, runName, storedTrace, type BeginRunOptions, type FinishRunOptions, type RunInfo, type StoredTrace, type TraceRow } from "../store.js";
+import { filterClauses, ftsWords, likeEscape, vectorCodes, type Facet, type RunFacets, type TracePage, type TraceQuery, type TraceSortKey } from "../queries.js";
+import { RUN_COLUMNS, runIdFor, runName, storedTrace, toRun, type BeginRunOptions, type FinishRunOptions, type RunInfo, type StoredTrace, type TraceRow } from "../store.js";
 import type { FaultlineStore, RunProgress, StoredTraceState } from "../types.js";
 import { MIGRATIONS, PG_STORE_VERSION } from "./migrations.js";
 
@@ -627,26 +627,7 @@ const TRACE_TEXT = "(t.trace_id || chr(10) || t.file || chr(10) || coalesce(t.mo
 const FROM = "FROM traces t LEFT JOIN diagnoses d ON d.run_id = t.run_id AND d.trace_id = t.trace_id AND d.annotator = @annotator";
 
 function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<string, unknown> } {
-  const parts = ["t.run_id = @run"];
-  const params: Record<string, unknown> = { run: runId, annotator: q.annotator };
-  if (q.model !== undefined) {
-    if (q.model === NO_VALUE) parts.push("t.model IS NULL");
-    else {
-      parts.push("t.model = @model");
-      params.model = q.model;
-    }
-  }
-  if (q.format !== undefined) {
-    parts.push("t.format = @format");
-    params.format = q.format;
-  }
-  if (q.outcome === "success") parts.push("d.success = 1");
-  else if (q.outcome === "failure") parts.push("d.success = 0");
-  else if (q.outcome === "unknown") parts.push("d.success IS NULL");
-  if (q.mode !== undefined) {
-    parts.push("EXISTS (SELECT 1 FROM findings f WHERE f.run_id = t.run_id AND f.trace_id = t.trace_id AND f.annotator = @annotator AND f.mode = @mode)");
-    params.mode = q.mode;
-  }
+  const { parts, params } = filterClauses(runId, q);
   const text = q.q?.trim();
   if (text) {
     // ILIKE: case-insensitive, as SQLite's LIKE is
@@ -668,20 +649,3 @@ function whereFor(runId: string, q: TraceQuery): { sql: string; params: Record<s
   return { sql: parts.join(" AND "), params };
 }
 
-const RUN_COLUMNS =
-  "id, created_at, updated_at, inputs, annotator, taxonomy, diagnostics, status, " +
-  "CASE WHEN status = 'complete' THEN trace_count ELSE (SELECT count(*) FROM traces t WHERE t.run_id = runs.id) END AS trace_count";
-
-function toRun(r: Record<string, unknown>): RunInfo {
-  return {
-    id: String(r.id),
-    created_at: String(r.created_at),
-    updated_at: String(r.updated_at),
-    inputs: JSON.parse(String(r.inputs)) as string[],
-    annotator: String(r.annotator),
-    taxonomy: String(r.taxonomy),
-    trace_count: Number(r.trace_count),
-    diagnostics: JSON.parse(String(r.diagnostics)) as Record<string, number>,
-    status: r.status === "incomplete" ? "incomplete" : "complete",
-  };
-}
